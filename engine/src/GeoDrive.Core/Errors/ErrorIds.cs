@@ -1,0 +1,49 @@
+namespace GeoDrive.Core.Errors;
+
+/// <summary>
+/// The stable error ids. They are a public contract (scripts match on them): add, never rename.
+/// docs/errors.md lists each with its remedy.
+/// </summary>
+public static class ErrorIds
+{
+    // Policies
+    public const string PolicySyntax = "PolicySyntax";
+    public const string PolicyUnknownKey = "PolicyUnknownKey";
+    public const string PolicyBadValue = "PolicyBadValue";
+    public const string PolicyBadDuration = "PolicyBadDuration";
+    public const string PolicyBadSize = "PolicyBadSize";
+    public const string PolicyBadGlob = "PolicyBadGlob";
+    public const string PolicyWrongType = "PolicyWrongType";
+    public const string PolicyMissingKey = "PolicyMissingKey";
+    public const string PolicyFileNotFound = "PolicyFileNotFound";
+
+    // Object store
+    public const string EndpointUnreachable = "EndpointUnreachable";
+    public const string CredentialsRejected = "CredentialsRejected";
+    public const string BucketNotFound = "BucketNotFound";
+    public const string AccessDenied = "AccessDenied";
+    public const string ObjectNotFound = "ObjectNotFound";
+    public const string ObjectMismatch = "ObjectMismatch";
+    public const string StoreError = "StoreError";
+    public const string HostileObjectKey = "HostileObjectKey";
+
+    // Drives and mounts
+    public const string DriveNotFound = "DriveNotFound";
+    public const string DriveExists = "DriveExists";
+    public const string CachePathInUse = "CachePathInUse";
+    public const string CachePathInvalid = "CachePathInvalid";
+    public const string MountPathNotFound = "MountPathNotFound";
+    public const string MountPathNotEmpty = "MountPathNotEmpty";
+    public const string MountFailed = "MountFailed";
+    public const string DriveNotMounted = "DriveNotMounted";
+    public const string FileNotFound = "FileNotFound";
+    public const string FileBusy = "FileBusy";
+    public const string FileNotUploaded = "FileNotUploaded";
+    public const string FileExcluded = "FileExcluded";
+    public const string RecallDenied = "RecallDenied";
+
+    // Service and module
+    public const string ServiceNotRunning = "ServiceNotRunning";
+    public const string ServiceAccessDenied = "ServiceAccessDenied";
+    public const string InvalidRequest = "InvalidRequest";
+}

@@ -1,0 +1,24 @@
+namespace GeoDrive.Core.Model;
+
+/// <summary>What happened on a drive, for Get-CloudDriveEvent and logs. Never carries secrets.</summary>
+public sealed class DriveEvent
+{
+    public long Id { get; set; }
+    public DateTimeOffset TimeUtc { get; set; }
+    public DriveEventKind Kind { get; set; }
+    public string? Path { get; set; }
+    public string Message { get; set; } = "";
+    public string? ErrorId { get; set; }
+}
+
+public enum DriveEventKind
+{
+    Upload,
+    Stub,
+    Recall,
+    Delete,
+    Rename,
+    Error,
+    Policy,
+    Service,
+}

@@ -1,0 +1,32 @@
+namespace GeoDrive.Core.Model;
+
+/// <summary>The index's record of one file of a drive. Paths are drive-relative, '/'-separated, as written.</summary>
+public sealed class FileEntry
+{
+    public required string Path { get; set; }
+    public FileState State { get; set; }
+    public bool Pinned { get; set; }
+
+    /// <summary>Size of the file's current bytes.</summary>
+    public long Size { get; set; }
+    public DateTimeOffset ModifiedUtc { get; set; }
+    public DateTimeOffset LastAccessUtc { get; set; }
+
+    /// <summary>When the file last became Dirty; the settle delay counts from here.</summary>
+    public DateTimeOffset? DirtySinceUtc { get; set; }
+
+    /// <summary>Incremented on every local change, so an upload can tell the file changed under it.</summary>
+    public long Generation { get; set; }
+
+    /// <summary>SHA-256 (lowercase hex) of the bytes last verified in the bucket; null until then.</summary>
+    public string? Checksum { get; set; }
+    public string? ObjectKey { get; set; }
+    public string? ETag { get; set; }
+    public string? VersionId { get; set; }
+
+    public int FailedAttempts { get; set; }
+    public DateTimeOffset? NextAttemptUtc { get; set; }
+    public string? LastError { get; set; }
+
+    public FileEntry Clone() => (FileEntry)MemberwiseClone();
+}

@@ -1,0 +1,91 @@
+using GeoDrive.Core.Errors;
+
+namespace GeoDrive.Core.Paths;
+
+/// <summary>
+/// Drive-relative paths ('/'-separated, no leading '/'), and the one guard that keeps any name that
+/// comes from outside (an object key, an API request) from reaching a file outside the drive's cache.
+/// </summary>
+public static class DrivePath
+{
+    /// <summary>Normalises a relative path ("a//b/", "/a/b" → "a/b"); throws for "..", ".", NUL, backslash-free rules violated.</summary>
+    public static string Normalize(string path)
+    {
+        ArgumentNullException.ThrowIfNull(path);
+        var parts = path.Split('/', StringSplitOptions.RemoveEmptyEntries);
+        foreach (var part in parts)
+        {
+            if (part is "." or ".." || part.Contains('\0', StringComparison.Ordinal))
+            {
+                throw Hostile(path, $"the segment '{Printable(part)}' is not allowed");
+            }
+        }
+        return string.Join('/', parts);
+    }
+
+    /// <summary>
+    /// Maps an object key to a drive path, or throws HostileObjectKey when the key could escape the
+    /// cache (.., absolute, NUL, control characters, backslash) or names the engine's own folder.
+    /// </summary>
+    public static string FromObjectKey(string key, string prefix)
+    {
+        ArgumentNullException.ThrowIfNull(key);
+        if (!key.StartsWith(prefix, StringComparison.Ordinal))
+        {
+            throw Hostile(key, $"it is outside the drive's prefix '{prefix}'");
+        }
+        var rest = key[prefix.Length..];
+        if (rest.Length == 0 || rest.StartsWith('/'))
+        {
+            throw Hostile(key, "it is empty or absolute");
+        }
+        foreach (var c in rest)
+        {
+            if (c == '\\' || char.IsControl(c))
+            {
+                throw Hostile(key, "it contains a backslash or a control character");
+            }
+        }
+        var normalized = Normalize(rest);
+        if (normalized.Length == 0 || normalized != rest.TrimEnd('/'))
+        {
+            throw Hostile(key, "it is not in normal form");
+        }
+        return normalized;
+    }
+
+    /// <summary>The absolute cache path for a drive path; guaranteed to be inside <paramref name="root"/>.</summary>
+    public static string ToLocal(string root, string path)
+    {
+        var normalized = Normalize(path);
+        var full = Path.GetFullPath(Path.Combine(root, normalized));
+        var rootFull = Path.GetFullPath(root).TrimEnd('/');
+        if (full != rootFull && !full.StartsWith(rootFull + "/", StringComparison.Ordinal))
+        {
+            throw Hostile(path, "it resolves outside the drive's cache");
+        }
+        return full;
+    }
+
+    public static string Parent(string path)
+    {
+        var i = path.LastIndexOf('/');
+        return i < 0 ? "" : path[..i];
+    }
+
+    public static string Name(string path)
+    {
+        var i = path.LastIndexOf('/');
+        return i < 0 ? path : path[(i + 1)..];
+    }
+
+    public static string Combine(string folder, string name) => folder.Length == 0 ? name : folder + "/" + name;
+
+    private static string Printable(string s) => new(s.Select(c => char.IsControl(c) ? '?' : c).ToArray());
+
+    private static GeoDriveException Hostile(string key, string why) => new(
+        ErrorIds.HostileObjectKey,
+        ErrorKind.InvalidData,
+        $"The name '{Printable(key)}' was refused: {why}.",
+        "Rename or remove that object in the bucket; GeoDrive never writes outside the drive's cache.");
+}

@@ -1,0 +1,64 @@
+using GeoDrive.Core.Model;
+
+namespace GeoDrive.Core.Ports;
+
+/// <summary>
+/// The front-end contract (DESIGN.md §4): what a front end (FUSE, ProjFS) asks the engine, with the
+/// caller of each operation. File data always lives in <see cref="CachePath"/>; a front end serves
+/// bytes from there only after <see cref="OpenAsync"/> answered <see cref="OpenDecision.Local"/>.
+/// Paths are drive-relative, '/'-separated, without a leading '/'; "" is the drive root.
+/// </summary>
+public interface IDriveFileSystem
+{
+    /// <summary>The local folder that holds the files' data and the stubs.</summary>
+    string CachePath { get; }
+
+    /// <summary>A directory is about to be listed (the engine may sync it with the bucket first).</summary>
+    ValueTask BeforeEnumerateAsync(string path, Caller caller, CancellationToken cancellationToken = default);
+
+    /// <summary>A name is missing locally. True when the engine made it exist in the cache (found in the bucket).</summary>
+    ValueTask<bool> LookupMissingAsync(string path, Caller caller, CancellationToken cancellationToken = default);
+
+    /// <summary>
+    /// A file is being opened. For a stub the engine recalls before answering <see cref="OpenDecision.Local"/>,
+    /// or answers <see cref="OpenDecision.Stream"/> (serve reads with <see cref="ReadStreamedAsync"/>) or
+    /// <see cref="OpenDecision.Deny"/> (fail with EACCES) by the caller's process rule.
+    /// </summary>
+    ValueTask<OpenDecision> OpenAsync(string path, Caller caller, OpenIntent intent, CancellationToken cancellationToken = default);
+
+    /// <summary>Reads a range of a stub straight from the bucket; the cache is not touched. Returns bytes read (0 at end).</summary>
+    ValueTask<int> ReadStreamedAsync(string path, long offset, Memory<byte> buffer, CancellationToken cancellationToken = default);
+
+    /// <summary>The last handle of an open was closed; <paramref name="modified"/> when it wrote or truncated.</summary>
+    ValueTask ClosedAsync(string path, Caller caller, bool modified, CancellationToken cancellationToken = default);
+
+    void Created(string path, Caller caller, bool isDirectory);
+
+    void Deleted(string path, Caller caller, bool isDirectory);
+
+    void Renamed(string oldPath, string newPath, Caller caller, bool isDirectory);
+
+    /// <summary>The value of the state attribute (xattr user.geodrive.state): "Dirty", "Cached", "Stubbed", … or null when the engine has no entry.</summary>
+    string? GetStateAttribute(string path);
+
+    /// <summary>True for paths the front end must hide and refuse (the engine's own folder inside the cache).</summary>
+    bool IsInternalPath(string path);
+}
+
+public enum OpenDecision
+{
+    /// <summary>Data is local: serve it from the cache file.</summary>
+    Local,
+    /// <summary>Serve reads from the bucket; the file stays a stub. Writes are refused.</summary>
+    Stream,
+    /// <summary>Refuse the open with a permission error.</summary>
+    Deny,
+}
+
+public enum OpenIntent
+{
+    Read,
+    Write,
+    /// <summary>Opened with O_TRUNC (or truncated to 0): old bytes are not needed, no recall.</summary>
+    Truncate,
+}

@@ -1,0 +1,35 @@
+using GeoDrive.Core.Model;
+
+namespace GeoDrive.Core.Ports;
+
+/// <summary>
+/// The per-drive record of every file's state, kept in a file inside the drive's cache. Every state
+/// change is written here before it is acted on, so a crash at any point resumes on restart.
+/// Paths compare case-sensitively here (the file system decides case rules).
+/// </summary>
+public interface IFileIndex : IDisposable
+{
+    FileEntry? Get(string path);
+
+    /// <summary>Inserts or replaces the entry; durable when the call returns.</summary>
+    void Put(FileEntry entry);
+
+    bool Delete(string path);
+
+    /// <summary>Moves an entry and, for a folder, every entry under it ("a/b" moves "a/b/**").</summary>
+    int Rename(string oldPath, string newPath);
+
+    IReadOnlyList<FileEntry> FindByState(FileState state, int limit = int.MaxValue);
+
+    IEnumerable<FileEntry> All();
+
+    /// <summary>Entries directly or indirectly under a folder path ("" = whole drive).</summary>
+    IEnumerable<FileEntry> Under(string folderPath);
+
+    long Count();
+
+    void AppendEvent(DriveEvent driveEvent);
+
+    /// <summary>Newest first.</summary>
+    IReadOnlyList<DriveEvent> ReadEvents(DateTimeOffset? sinceUtc = null, DriveEventKind? kind = null, int limit = 1000);
+}
