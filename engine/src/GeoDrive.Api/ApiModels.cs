@@ -1,0 +1,92 @@
+namespace GeoDrive.Api;
+
+/// <summary>A drive as the service reports it. Never carries the secret key.</summary>
+public sealed class DriveInfo
+{
+    public required string Name { get; init; }
+    public required string CachePath { get; init; }
+    public required string MountPath { get; init; }
+    public required string Endpoint { get; init; }
+    public required string Bucket { get; init; }
+    public string Prefix { get; init; } = "";
+    public string[] PolicyPaths { get; init; } = [];
+    public bool Mounted { get; init; }
+    /// <summary>How the service authenticates: "AccessKey" (the key id is shown, never the secret).</summary>
+    public string CredentialKind { get; init; } = "AccessKey";
+    public string? AccessKeyId { get; init; }
+    public long FileCount { get; init; }
+    public long DirtyCount { get; init; }
+    public long CachedCount { get; init; }
+    public long StubbedCount { get; init; }
+    public string? LastError { get; init; }
+}
+
+public sealed class NewDriveRequest
+{
+    public required string Name { get; init; }
+    public required string CachePath { get; init; }
+    public required string MountPath { get; init; }
+    public required string Endpoint { get; init; }
+    public required string Bucket { get; init; }
+    public string Prefix { get; init; } = "";
+    public string[] PolicyPaths { get; init; } = [];
+    public required string AccessKey { get; init; }
+    public required string SecretKey { get; init; }
+    public string Region { get; init; } = "us-east-1";
+    public bool ForcePathStyle { get; init; } = true;
+    /// <summary>Mount right away (default). False only records the drive.</summary>
+    public bool Mount { get; init; } = true;
+}
+
+/// <summary>One file of a drive as Get-CloudFile shows it.</summary>
+public sealed class CloudFileInfo
+{
+    public required string Drive { get; init; }
+    public required string Path { get; init; }
+    public required string State { get; init; }
+    public long Size { get; init; }
+    public DateTimeOffset Modified { get; init; }
+    public DateTimeOffset LastAccess { get; init; }
+    public bool Pinned { get; init; }
+    public string? ObjectKey { get; init; }
+    public string? ETag { get; init; }
+    public string? Checksum { get; init; }
+    public string? LastError { get; init; }
+}
+
+public sealed class FileActionRequest
+{
+    /// <summary>Drive-relative paths or wildcard patterns ('*', '?', '**').</summary>
+    public string[] Paths { get; init; } = [];
+    /// <summary>True: the paths are literal (no wildcard expansion).</summary>
+    public bool Literal { get; init; }
+}
+
+/// <summary>What happened to one file of a force-stub or force-upload.</summary>
+public sealed class FileActionResult
+{
+    public required string Drive { get; init; }
+    public required string Path { get; init; }
+    public required string State { get; init; }
+    public bool Succeeded { get; init; }
+    public string? ErrorId { get; init; }
+    public string? Message { get; init; }
+}
+
+public sealed class ServiceInfo
+{
+    public required string Version { get; init; }
+    public int ProcessId { get; init; }
+    public required string SocketPath { get; init; }
+    public required string StatePath { get; init; }
+    public int DriveCount { get; init; }
+}
+
+/// <summary>The body of every non-2xx answer.</summary>
+public sealed class ApiError
+{
+    public required string ErrorId { get; init; }
+    public required string Kind { get; init; }
+    public required string Message { get; init; }
+    public string Remedy { get; init; } = "";
+}

@@ -1,0 +1,27 @@
+namespace GeoDrive.Api;
+
+/// <summary>The control API's routes and where it listens. The module and the service both use these.</summary>
+public static class ApiRoutes
+{
+    public const string Service = "/v1/service";
+    public const string Drives = "/v1/drives";
+
+    public static string Drive(string name) => $"{Drives}/{Uri.EscapeDataString(name)}";
+    public static string Mount(string name) => $"{Drive(name)}/mount";
+    public static string Dismount(string name) => $"{Drive(name)}/dismount";
+    public static string Files(string name, string pattern) => $"{Drive(name)}/files?path={Uri.EscapeDataString(pattern)}";
+    public static string Stub(string name) => $"{Drive(name)}/files/stub";
+    public static string Upload(string name) => $"{Drive(name)}/files/upload";
+
+    /// <summary>Env var that overrides the socket path (tests, side-by-side services).</summary>
+    public const string SocketEnvironmentVariable = "GEODRIVE_SOCKET";
+
+    /// <summary>Env var that overrides where the service keeps drive definitions and credentials.</summary>
+    public const string HomeEnvironmentVariable = "GEODRIVE_HOME";
+
+    public static string DefaultSocketPath =>
+        Environment.GetEnvironmentVariable(SocketEnvironmentVariable) is { Length: > 0 } p ? p : "/run/geodrive/geodrive.sock";
+
+    public static string DefaultHomePath =>
+        Environment.GetEnvironmentVariable(HomeEnvironmentVariable) is { Length: > 0 } p ? p : "/var/lib/geodrive";
+}

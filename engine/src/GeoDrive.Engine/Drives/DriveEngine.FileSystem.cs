@@ -1,0 +1,180 @@
+using GeoDrive.Core.Errors;
+using GeoDrive.Core.Model;
+using GeoDrive.Core.Paths;
+using GeoDrive.Core.Ports;
+using GeoDrive.Engine.Files;
+
+namespace GeoDrive.Engine.Drives;
+
+/// <summary>The front-end contract (DESIGN.md §4): what FUSE and ProjFS ask the engine.</summary>
+public sealed partial class DriveEngine : IDriveFileSystem
+{
+    public string CachePath => Options.CachePath;
+
+    public bool IsInternalPath(string path) =>
+        path == DriveEngineOptions.InternalFolder || path.StartsWith(DriveEngineOptions.InternalFolder + "/", StringComparison.Ordinal);
+
+    // Folder sync with the bucket (updateWait) arrives with the policy engine (issue 3); the cache is the truth until then.
+    public ValueTask BeforeEnumerateAsync(string path, Caller caller, CancellationToken cancellationToken = default) => ValueTask.CompletedTask;
+
+    public ValueTask<bool> LookupMissingAsync(string path, Caller caller, CancellationToken cancellationToken = default) => ValueTask.FromResult(false);
+
+    public async ValueTask<OpenDecision> OpenAsync(string path, Caller caller, OpenIntent intent, CancellationToken cancellationToken = default)
+    {
+        GuardInternal(path);
+        using (await _locks.AcquireAsync(path, cancellationToken))
+        {
+            _open[path] = 0;
+            var entry = _index.Get(path);
+            if (entry is null)
+            {
+                return OpenDecision.Local;
+            }
+            if (entry.State == FileState.Stubbed)
+            {
+                if (intent == OpenIntent.Truncate)
+                {
+                    // The old bytes are being thrown away by the application: nothing to recall.
+                    entry.State = FileState.Dirty;
+                    entry.Generation++;
+                    entry.DirtySinceUtc = _clock.UtcNow;
+                    _index.Put(entry);
+                }
+                else
+                {
+                    try
+                    {
+                        entry = await RecallLockedAsync(entry, cancellationToken);
+                    }
+                    catch
+                    {
+                        _open.TryRemove(path, out _);
+                        throw;
+                    }
+                }
+            }
+            entry.LastAccessUtc = _clock.UtcNow;
+            _index.Put(entry);
+            return OpenDecision.Local;
+        }
+    }
+
+    public async ValueTask<int> ReadStreamedAsync(string path, long offset, Memory<byte> buffer, CancellationToken cancellationToken = default)
+    {
+        var entry = _index.Get(path) ?? throw NotFound(path);
+        var length = Math.Min(buffer.Length, entry.Size - offset);
+        if (length <= 0)
+        {
+            return 0;
+        }
+        using var destination = new MemoryStream(buffer.Length);
+        await _store.GetAsync(entry.ObjectKey ?? KeyFor(path), destination, offset, length, cancellationToken);
+        var bytes = destination.GetBuffer().AsSpan(0, (int)destination.Length);
+        bytes.CopyTo(buffer.Span);
+        return bytes.Length;
+    }
+
+    public async ValueTask ClosedAsync(string path, Caller caller, bool modified, CancellationToken cancellationToken = default)
+    {
+        using (await _locks.AcquireAsync(path, cancellationToken))
+        {
+            _open.TryRemove(path, out _);
+            var entry = _index.Get(path);
+            var local = LocalFile.Read(LocalPath(path));
+            if (local is null)
+            {
+                return;
+            }
+            if (entry is null || modified)
+            {
+                entry ??= new FileEntry { Path = path };
+                ApplyChange(entry, local.Value);
+            }
+            entry.LastAccessUtc = _clock.UtcNow;
+            _index.Put(entry);
+        }
+    }
+
+    public void Created(string path, Caller caller, bool isDirectory)
+    {
+        if (isDirectory || IsInternalPath(path))
+        {
+            return;
+        }
+        using (_locks.AcquireAsync(path).GetAwaiter().GetResult())
+        {
+            var entry = _index.Get(path) ?? new FileEntry { Path = path };
+            ApplyChange(entry, LocalFile.Read(LocalPath(path)) ?? new LocalFile(0, _clock.UtcNow, UnixFileMode.None));
+            entry.LastAccessUtc = _clock.UtcNow;
+            _index.Put(entry);
+        }
+    }
+
+    public void Deleted(string path, Caller caller, bool isDirectory)
+    {
+        var gone = isDirectory ? _index.Under(path).ToList() : [.. _index.Get(path) is { } e ? [e] : Array.Empty<FileEntry>()];
+        foreach (var entry in gone)
+        {
+            _index.Delete(entry.Path);
+            if (entry.ObjectKey is { } key)
+            {
+                _pendingDeletes.Enqueue(key);
+            }
+        }
+        if (gone.Count > 0)
+        {
+            Record(DriveEventKind.Delete, path, gone.Count == 1 ? "Deleted." : $"Deleted with {gone.Count} files.");
+        }
+    }
+
+    public void Renamed(string oldPath, string newPath, Caller caller, bool isDirectory)
+    {
+        var moved = _index.Rename(oldPath, newPath);
+        if (moved == 0)
+        {
+            return;
+        }
+        var entries = isDirectory ? _index.Under(newPath).ToList() : [.. _index.Get(newPath) is { } e ? [e] : Array.Empty<FileEntry>()];
+        foreach (var entry in entries)
+        {
+            switch (entry.State)
+            {
+                case FileState.Stubbed:
+                    // Its bytes stay under the old key (kept in ObjectKey) until it is recalled and rewritten.
+                    break;
+                default:
+                    if (LocalFile.Read(LocalPath(entry.Path)) is { } local)
+                    {
+                        ApplyChange(entry, local);
+                        _index.Put(entry);
+                    }
+                    break;
+            }
+        }
+        Record(DriveEventKind.Rename, newPath, $"Renamed from '{oldPath}'.");
+    }
+
+    public string? GetStateAttribute(string path) => IsInternalPath(path) ? null : _index.Get(path)?.State.ToString();
+
+    /// <summary>A local change: Dirty (or Excluded), a new generation, the settle delay restarts.</summary>
+    private void ApplyChange(FileEntry entry, LocalFile local)
+    {
+        entry.State = _policy.IsExcluded(entry.Path, isDirectory: false) ? FileState.Excluded : FileState.Dirty;
+        entry.Generation++;
+        entry.Size = local.Size;
+        entry.ModifiedUtc = local.ModifiedUtc;
+        entry.DirtySinceUtc = entry.State == FileState.Dirty ? _clock.UtcNow : null;
+        entry.NextAttemptUtc = null;
+        entry.FailedAttempts = 0;
+    }
+
+    private void GuardInternal(string path)
+    {
+        if (IsInternalPath(path))
+        {
+            throw new GeoDriveException(ErrorIds.FileNotFound, ErrorKind.PermissionDenied,
+                $"'{path}' is GeoDrive's own folder.", "Leave the .geodrive folder to GeoDrive.");
+        }
+        _ = DrivePath.Normalize(path);
+    }
+}

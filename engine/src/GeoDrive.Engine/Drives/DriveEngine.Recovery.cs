@@ -1,0 +1,104 @@
+using GeoDrive.Core.Model;
+using GeoDrive.Engine.Files;
+
+namespace GeoDrive.Engine.Drives;
+
+public sealed partial class DriveEngine
+{
+    /// <summary>
+    /// Brings the index and the cache back into agreement after a start or a crash: interrupted
+    /// uploads are Dirty again, interrupted recalls are clean stubs again, files changed or created
+    /// while nobody watched are Dirty, and entries of files that are gone are dropped.
+    /// </summary>
+    public Task<RecoveryReport> StartAsync(CancellationToken cancellationToken = default)
+    {
+        Directory.CreateDirectory(Options.InternalPath);
+        var report = new RecoveryReport();
+
+        foreach (var entry in _index.All().ToList())
+        {
+            cancellationToken.ThrowIfCancellationRequested();
+            var localPath = LocalPath(entry.Path);
+            var local = LocalFile.Read(localPath);
+            if (local is null)
+            {
+                // Gone from the cache while the service was down: forget it, keep its object (never guess a delete).
+                _index.Delete(entry.Path);
+                report.Forgotten++;
+                continue;
+            }
+            switch (entry.State)
+            {
+                case FileState.Uploading:
+                    entry.State = FileState.Dirty;
+                    entry.DirtySinceUtc ??= _clock.UtcNow;
+                    _index.Put(entry);
+                    report.UploadsResumed++;
+                    break;
+                case FileState.Recalling:
+                case FileState.Stubbed:
+                    if (entry.State == FileState.Recalling || local.Value.Size != entry.Size)
+                    {
+                        LocalFile.MakeStub(localPath, entry.Size, entry.ModifiedUtc);
+                        entry.State = FileState.Stubbed;
+                        _index.Put(entry);
+                        report.StubsRepaired++;
+                    }
+                    break;
+                default:
+                    if (local.Value.Size != entry.Size || local.Value.ModifiedUtc != entry.ModifiedUtc)
+                    {
+                        ApplyChange(entry, local.Value);
+                        _index.Put(entry);
+                        report.ChangedFound++;
+                    }
+                    break;
+            }
+        }
+
+        foreach (var file in EnumerateCacheFiles())
+        {
+            cancellationToken.ThrowIfCancellationRequested();
+            if (_index.Get(file) is not null)
+            {
+                continue;
+            }
+            if (LocalFile.Read(LocalPath(file)) is { } local)
+            {
+                var entry = new FileEntry { Path = file, LastAccessUtc = _clock.UtcNow };
+                ApplyChange(entry, local);
+                _index.Put(entry);
+                report.NewFound++;
+            }
+        }
+        Record(DriveEventKind.Service, null, $"Drive started: {report}.");
+        return Task.FromResult(report);
+    }
+
+    private IEnumerable<string> EnumerateCacheFiles()
+    {
+        var root = Path.GetFullPath(Options.CachePath);
+        var options = new EnumerationOptions { RecurseSubdirectories = true, AttributesToSkip = 0, IgnoreInaccessible = true, ReturnSpecialDirectories = false };
+        foreach (var full in Directory.EnumerateFiles(root, "*", options))
+        {
+            var relative = Path.GetRelativePath(root, full).Replace('\\', '/');
+            if (!IsInternalPath(relative))
+            {
+                yield return relative;
+            }
+        }
+    }
+}
+
+/// <summary>What <see cref="DriveEngine.StartAsync"/> found and repaired.</summary>
+public sealed class RecoveryReport
+{
+    public int UploadsResumed { get; set; }
+    public int StubsRepaired { get; set; }
+    public int ChangedFound { get; set; }
+    public int NewFound { get; set; }
+    public int Forgotten { get; set; }
+
+    public override string ToString() =>
+        $"{UploadsResumed} uploads resumed, {StubsRepaired} stubs repaired, {ChangedFound} changed and {NewFound} new files found, {Forgotten} missing forgotten";
+}

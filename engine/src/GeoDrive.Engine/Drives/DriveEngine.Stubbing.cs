@@ -1,0 +1,131 @@
+using GeoDrive.Core.Errors;
+using GeoDrive.Core.Model;
+using GeoDrive.Core.Paths;
+using GeoDrive.Engine.Files;
+using GeoDrive.Engine.Layout;
+
+namespace GeoDrive.Engine.Drives;
+
+public sealed partial class DriveEngine
+{
+    /// <summary>
+    /// Replaces a Cached file's local data by a stub — only after proving, at this moment, that the
+    /// local bytes still hash to what was uploaded and that the bucket's object holds them.
+    /// Refuses (with an error id and a remedy) for Dirty, Excluded, open or missing files.
+    /// </summary>
+    public async Task<FileEntry> StubAsync(string path, CancellationToken cancellationToken = default)
+    {
+        path = DrivePath.Normalize(path);
+        using (await _locks.AcquireAsync(path, cancellationToken))
+        {
+            var entry = _index.Get(path) ?? throw NotFound(path);
+            switch (entry.State)
+            {
+                case FileState.Stubbed:
+                    return entry;
+                case FileState.Excluded:
+                    throw new GeoDriveException(ErrorIds.FileExcluded, ErrorKind.InvalidOperation,
+                        $"'{path}' matches an exclude of the drive's policy: it is never uploaded, so it cannot be stubbed.",
+                        "Change the policy's excludes if the file should go to the bucket.");
+                case FileState.Dirty or FileState.Uploading or FileState.Recalling:
+                    throw new GeoDriveException(ErrorIds.FileNotUploaded, ErrorKind.InvalidOperation,
+                        $"'{path}' is {entry.State}: its current bytes are not verified in the bucket yet, so it cannot be stubbed.",
+                        "Run Invoke-ForceUpload for it first, or wait until Get-CloudFile shows it Cached.");
+            }
+            if (_open.ContainsKey(path))
+            {
+                throw new GeoDriveException(ErrorIds.FileBusy, ErrorKind.ResourceUnavailable,
+                    $"'{path}' is open; an open file is never stubbed.",
+                    "Close the application that uses it and try again.");
+            }
+
+            var localPath = LocalPath(path);
+            var local = LocalFile.Read(localPath);
+            if (local is null)
+            {
+                _index.Delete(path);
+                throw NotFound(path);
+            }
+            if (local.Value.Size != entry.Size || local.Value.ModifiedUtc != entry.ModifiedUtc || entry.Checksum is null)
+            {
+                MarkDirty(entry, local.Value);
+                throw ChangedSinceUpload(path);
+            }
+            var hashes = await FileHashes.ComputeAsync(localPath, cancellationToken);
+            if (hashes.Sha256 != entry.Checksum || hashes.Length != entry.Size)
+            {
+                MarkDirty(entry, local.Value);
+                throw ChangedSinceUpload(path);
+            }
+            var key = entry.ObjectKey ?? KeyFor(path);
+            var head = await _store.HeadAsync(key, cancellationToken);
+            if (head is null || !ObjectLayout.Holds(head, entry.Size, entry.Checksum, hashes.Md5))
+            {
+                MarkDirty(entry, local.Value);
+                throw new GeoDriveException(ErrorIds.ObjectMismatch, ErrorKind.InvalidData,
+                    $"The bucket's object '{key}' no longer holds the bytes of '{path}' (missing, or changed by someone else); the file was not stubbed.",
+                    "GeoDrive will upload the local file again; check who else writes to the bucket.");
+            }
+
+            // The index says Stubbed before the data goes: after a crash in between, recovery finds a
+            // "stub" with its data still there and simply re-stubs it; never the other way round.
+            entry.State = FileState.Stubbed;
+            _index.Put(entry);
+            LocalFile.MakeStub(localPath, entry.Size, entry.ModifiedUtc);
+            Record(DriveEventKind.Stub, path, $"Stubbed; {ByteSize.Format(entry.Size)} freed, data in '{key}'.");
+            return entry;
+        }
+    }
+
+    private void MarkDirty(FileEntry entry, LocalFile local)
+    {
+        entry.State = FileState.Dirty;
+        entry.Generation++;
+        entry.Size = local.Size;
+        entry.ModifiedUtc = local.ModifiedUtc;
+        entry.DirtySinceUtc = _clock.UtcNow;
+        entry.NextAttemptUtc = null;
+        _index.Put(entry);
+    }
+
+    private static GeoDriveException ChangedSinceUpload(string path) => new(
+        ErrorIds.FileNotUploaded, ErrorKind.InvalidOperation,
+        $"'{path}' changed since its last upload, so it was not stubbed; it is Dirty again and will be uploaded.",
+        "Run Invoke-ForceUpload for it, then stub it.");
+
+    private async Task<int> StubDueAsync(CancellationToken cancellationToken)
+    {
+        var policy = _policy;
+        if (!policy.StubbingEnabled)
+        {
+            return 0;
+        }
+        var now = _clock.UtcNow;
+        var due = _index.FindByState(FileState.Cached)
+            .Where(e => !e.Pinned
+                        && !_open.ContainsKey(e.Path)
+                        && e.Size >= policy.MinimumSize
+                        && !policy.IsPinned(e.Path)
+                        && e.LastAccessUtc + policy.AccessWaitFor(e.Path) <= now)
+            .Take(Options.TickBatchSize)
+            .Select(e => e.Path)
+            .ToList();
+        var stubbed = 0;
+        foreach (var path in due)
+        {
+            try
+            {
+                var entry = await StubAsync(path, cancellationToken);
+                if (entry.State == FileState.Stubbed)
+                {
+                    stubbed++;
+                }
+            }
+            catch (GeoDriveException ex)
+            {
+                Record(DriveEventKind.Error, path, $"Not stubbed: {ex.Message}", ex.ErrorId);
+            }
+        }
+        return stubbed;
+    }
+}

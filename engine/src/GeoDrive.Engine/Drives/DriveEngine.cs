@@ -1,0 +1,126 @@
+using System.Collections.Concurrent;
+using GeoDrive.Core.Errors;
+using GeoDrive.Core.Model;
+using GeoDrive.Core.Paths;
+using GeoDrive.Core.Ports;
+using GeoDrive.Engine.Files;
+using GeoDrive.Engine.Layout;
+using GeoDrive.Policies.Evaluation;
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Logging.Abstractions;
+
+namespace GeoDrive.Engine.Drives;
+
+/// <summary>
+/// One drive's engine. Every state change goes to the index before it is acted on (DESIGN.md §3), so
+/// that a crash at any point resumes on restart; time comes from <see cref="IClock"/> and the
+/// scheduler is driven by <see cref="TickAsync"/>, which the Service calls on a timer and tests call
+/// directly after moving a manual clock.
+/// </summary>
+public sealed partial class DriveEngine
+{
+    private readonly IObjectStore _store;
+    private readonly IFileIndex _index;
+    private readonly IClock _clock;
+    private readonly ILogger _logger;
+    private readonly PathLocks _locks = new();
+
+    // Paths with at least one open handle (the front end reports the last close). Never stubbed while open.
+    private readonly ConcurrentDictionary<string, byte> _open = new(StringComparer.Ordinal);
+
+    // Object keys whose files were deleted locally; removed from the bucket by the next tick.
+    private readonly ConcurrentQueue<string> _pendingDeletes = new();
+
+    private volatile PolicyEvaluator _policy;
+
+    public DriveEngine(DriveEngineOptions options, IObjectStore store, IFileIndex index, PolicyEvaluator policy, IClock clock, ILogger? logger = null)
+    {
+        Options = options;
+        _store = store;
+        _index = index;
+        _policy = policy;
+        _clock = clock;
+        _logger = logger ?? NullLogger.Instance;
+    }
+
+    public DriveEngineOptions Options { get; }
+
+    public string Name => Options.Name;
+
+    public PolicyEvaluator Policy => _policy;
+
+    /// <summary>Replaces the policy in force (hot reload); the next decisions use it.</summary>
+    public void UpdatePolicy(PolicyEvaluator policy) => _policy = policy;
+
+    public FileEntry? GetFile(string path) => _index.Get(DrivePath.Normalize(path));
+
+    /// <summary>Index entries whose path matches a wildcard pattern (see <see cref="FileQuery"/>).</summary>
+    public IEnumerable<FileEntry> FindFiles(string pattern, bool literal = false)
+    {
+        if (literal || !FileQuery.HasWildcards(pattern))
+        {
+            return _index.Get(DrivePath.Normalize(pattern.Replace('\\', '/'))) is { } entry ? [entry] : [];
+        }
+        var query = new FileQuery(pattern);
+        return _index.All().Where(e => query.Matches(e.Path));
+    }
+
+    public IReadOnlyDictionary<FileState, long> CountByState() =>
+        _index.All().GroupBy(e => e.State).ToDictionary(g => g.Key, g => (long)g.Count());
+
+    public IReadOnlyList<DriveEvent> ReadEvents(DateTimeOffset? sinceUtc = null, DriveEventKind? kind = null, int limit = 1000) =>
+        _index.ReadEvents(sinceUtc, kind, limit);
+
+    /// <summary>
+    /// One pass of the scheduler: uploads Dirty files whose settle delay has passed, stubs Cached files
+    /// whose access wait has passed, and removes objects of deleted files.
+    /// </summary>
+    public async Task<TickResult> TickAsync(CancellationToken cancellationToken = default)
+    {
+        var (uploaded, failed) = await UploadDueAsync(cancellationToken);
+        var stubbed = await StubDueAsync(cancellationToken);
+        var deleted = await DeletePendingAsync(cancellationToken);
+        return new TickResult(uploaded, failed, stubbed, deleted);
+    }
+
+    private string LocalPath(string path) => DrivePath.ToLocal(Options.CachePath, path);
+
+    private string KeyFor(string path) => ObjectLayout.KeyFor(Options.Prefix, path);
+
+    private void Record(DriveEventKind kind, string? path, string message, string? errorId = null)
+    {
+        _index.AppendEvent(new DriveEvent { TimeUtc = _clock.UtcNow, Kind = kind, Path = path, Message = message, ErrorId = errorId });
+        if (errorId is null)
+        {
+            _logger.LogInformation("{Drive}: {Kind} {Path}: {Message}", Name, kind, path, message);
+        }
+        else
+        {
+            _logger.LogWarning("{Drive}: {Kind} {Path}: {Message} ({ErrorId})", Name, kind, path, message, errorId);
+        }
+    }
+
+    private async Task<int> DeletePendingAsync(CancellationToken cancellationToken)
+    {
+        var deleted = 0;
+        while (_pendingDeletes.TryDequeue(out var key))
+        {
+            try
+            {
+                await _store.DeleteAsync(key, cancellationToken);
+                deleted++;
+            }
+            catch (GeoDriveException ex)
+            {
+                // Left in the bucket: an orphan costs space, never data. Said in the events.
+                Record(DriveEventKind.Error, key, $"Could not delete the object of a deleted file: {ex.Message}", ex.ErrorId);
+            }
+        }
+        return deleted;
+    }
+
+    private static GeoDriveException NotFound(string path) => new(
+        ErrorIds.FileNotFound, ErrorKind.ObjectNotFound,
+        $"The drive has no file '{path}'.",
+        "Check the path with Get-CloudFile; paths are relative to the drive root.");
+}

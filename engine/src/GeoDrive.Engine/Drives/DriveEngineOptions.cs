@@ -1,0 +1,27 @@
+namespace GeoDrive.Engine.Drives;
+
+/// <summary>What one drive is, as the engine needs it. Validated once by the Service.</summary>
+public sealed class DriveEngineOptions
+{
+    public required string Name { get; init; }
+
+    /// <summary>The local folder with the files' data and stubs; the engine keeps its own files in ".geodrive" inside it.</summary>
+    public required string CachePath { get; init; }
+
+    /// <summary>Prepended to every object key ("" or ending in '/').</summary>
+    public string Prefix { get; init; } = "";
+
+    /// <summary>Uploads running at once; transfer.uploadThreads will set it (issue 4).</summary>
+    public int UploadConcurrency { get; init; } = 4;
+
+    /// <summary>Longest wait between retries of a failed upload.</summary>
+    public TimeSpan MaxRetryDelay { get; init; } = TimeSpan.FromMinutes(5);
+
+    /// <summary>How many due files one tick looks at, so one tick never holds a huge list.</summary>
+    public int TickBatchSize { get; init; } = 512;
+
+    /// <summary>The engine's own folder name inside the cache.</summary>
+    public const string InternalFolder = ".geodrive";
+
+    public string InternalPath => Path.Combine(CachePath, InternalFolder);
+}

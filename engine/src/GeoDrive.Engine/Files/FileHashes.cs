@@ -1,0 +1,42 @@
+using System.Security.Cryptography;
+
+namespace GeoDrive.Engine.Files;
+
+/// <summary>SHA-256 (what we record) and MD5 (what a single-part ETag is) of a file in one pass.</summary>
+public readonly record struct FileHashes(string Sha256, string Md5, long Length)
+{
+    private const int BufferSize = 1 << 20;
+
+    public static async Task<FileHashes> ComputeAsync(string localPath, CancellationToken cancellationToken = default)
+    {
+        await using var stream = OpenShared(localPath);
+        return await ComputeAsync(stream, cancellationToken);
+    }
+
+    public static async Task<FileHashes> ComputeAsync(Stream stream, CancellationToken cancellationToken = default)
+    {
+        using var sha = IncrementalHash.CreateHash(HashAlgorithmName.SHA256);
+        using var md5 = IncrementalHash.CreateHash(HashAlgorithmName.MD5);
+        var buffer = new byte[BufferSize];
+        long total = 0;
+        int read;
+        while ((read = await stream.ReadAsync(buffer, cancellationToken)) > 0)
+        {
+            sha.AppendData(buffer, 0, read);
+            md5.AppendData(buffer, 0, read);
+            total += read;
+        }
+        return new FileHashes(Convert.ToHexStringLower(sha.GetHashAndReset()), Convert.ToHexStringLower(md5.GetHashAndReset()), total);
+    }
+
+    /// <summary>Opens for reading while others may keep writing: the engine never blocks an application.</summary>
+    public static FileStream OpenShared(string localPath) =>
+        new(localPath, new FileStreamOptions
+        {
+            Mode = FileMode.Open,
+            Access = FileAccess.Read,
+            Share = FileShare.ReadWrite | FileShare.Delete,
+            Options = FileOptions.Asynchronous | FileOptions.SequentialScan,
+            BufferSize = 0,
+        });
+}

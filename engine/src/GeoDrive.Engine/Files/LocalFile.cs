@@ -1,0 +1,31 @@
+namespace GeoDrive.Engine.Files;
+
+/// <summary>What the engine compares to decide whether a local file changed: size and last write time.</summary>
+public readonly record struct LocalFile(long Size, DateTimeOffset ModifiedUtc, UnixFileMode Mode)
+{
+    public static LocalFile? Read(string localPath)
+    {
+        var info = new FileInfo(localPath);
+        if (!info.Exists)
+        {
+            return null;
+        }
+        return new LocalFile(info.Length, new DateTimeOffset(info.LastWriteTimeUtc, TimeSpan.Zero), info.UnixFileMode);
+    }
+
+    /// <summary>
+    /// Turns the file into a stub in place: same inode, owner, mode and times, the true size, and no
+    /// data blocks (a sparse file). Reading it locally gives zeros, which is why only the engine decides
+    /// when its data may be served.
+    /// </summary>
+    public static void MakeStub(string localPath, long size, DateTimeOffset modifiedUtc)
+    {
+        using (var stream = new FileStream(localPath, FileMode.Open, FileAccess.Write, FileShare.ReadWrite | FileShare.Delete))
+        {
+            stream.SetLength(0);
+            stream.SetLength(size);
+            stream.Flush(flushToDisk: true);
+        }
+        File.SetLastWriteTimeUtc(localPath, modifiedUtc.UtcDateTime);
+    }
+}

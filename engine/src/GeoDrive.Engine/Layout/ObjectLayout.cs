@@ -1,0 +1,57 @@
+using System.Globalization;
+using GeoDrive.Core.Model;
+
+namespace GeoDrive.Engine.Layout;
+
+/// <summary>
+/// How a drive's files appear in the bucket (docs/object-layout.md). Other tools read buckets that
+/// GeoDrive writes, so these names and formats are a compatibility promise: extend, never change.
+/// </summary>
+public static class ObjectLayout
+{
+    /// <summary>User metadata (x-amz-meta-…): SHA-256 of the object's bytes, lowercase hex.</summary>
+    public const string Sha256Key = "geodrive-sha256";
+
+    /// <summary>User metadata: the file's last write time, UTC, ISO 8601 round-trip format.</summary>
+    public const string MtimeKey = "geodrive-mtime";
+
+    /// <summary>User metadata: the file's size in bytes (decimal), a cross-check of Content-Length.</summary>
+    public const string SizeKey = "geodrive-size";
+
+    /// <summary>User metadata: Unix permission bits, octal (e.g. "644").</summary>
+    public const string ModeKey = "geodrive-mode";
+
+    /// <summary>Object key for a drive path: the drive's prefix followed by the path exactly as written.</summary>
+    public static string KeyFor(string prefix, string path) => prefix + path;
+
+    public static Dictionary<string, string> MetadataFor(string sha256, long size, DateTimeOffset modifiedUtc, UnixFileMode mode) => new()
+    {
+        [Sha256Key] = sha256,
+        [SizeKey] = size.ToString(CultureInfo.InvariantCulture),
+        [MtimeKey] = modifiedUtc.UtcDateTime.ToString("O", CultureInfo.InvariantCulture),
+        [ModeKey] = Convert.ToString((int)mode, 8),
+    };
+
+    /// <summary>
+    /// True when the object holds exactly the bytes with this size and checksum: size matches and the
+    /// checksum recorded at upload matches; for a single-part upload the ETag (the server's MD5 of
+    /// what it received) must also equal the MD5 we computed, so the server's copy is proven too.
+    /// </summary>
+    public static bool Holds(ObjectInfo info, long size, string sha256, string? md5)
+    {
+        if (info.Size != size)
+        {
+            return false;
+        }
+        if (!info.Metadata.TryGetValue(Sha256Key, out var recorded) || !string.Equals(recorded, sha256, StringComparison.OrdinalIgnoreCase))
+        {
+            return false;
+        }
+        var etag = info.ETag?.Trim('"');
+        if (md5 is not null && etag is { Length: 32 } && !etag.Contains('-', StringComparison.Ordinal))
+        {
+            return string.Equals(etag, md5, StringComparison.OrdinalIgnoreCase);
+        }
+        return true;
+    }
+}
