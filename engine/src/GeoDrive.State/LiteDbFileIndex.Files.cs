@@ -1,0 +1,173 @@
+using GeoDrive.Core.Model;
+using GeoDrive.State.Mapping;
+using LiteDB;
+
+namespace GeoDrive.State;
+
+public sealed partial class LiteDbFileIndex
+{
+    // Listings are read in pages of this many entries, each page its own short read, so a caller that
+    // writes while enumerating never runs inside a LiteDB read transaction (they are per thread).
+    private const int PageSize = 1_000;
+
+    public FileEntry? Get(string path)
+    {
+        ArgumentNullException.ThrowIfNull(path);
+        ThrowIfDisposed();
+        var doc = _files.FindById(path);
+        return doc is null ? null : FileEntryDocument.FromDocument(doc);
+    }
+
+    public void Put(FileEntry entry)
+    {
+        ArgumentNullException.ThrowIfNull(entry);
+        ArgumentException.ThrowIfNullOrEmpty(entry.Path, nameof(entry));
+        var doc = FileEntryDocument.ToDocument(entry);
+        Write(() => _files.Upsert(doc));
+    }
+
+    public bool Delete(string path)
+    {
+        ArgumentNullException.ThrowIfNull(path);
+        return Write(() => _files.Delete(path));
+    }
+
+    /// <summary>
+    /// Moves <paramref name="oldPath"/> and everything under "oldPath/" to the same names under
+    /// <paramref name="newPath"/>, in one transaction; existing entries at the new names are replaced,
+    /// as a rename replaces its target. Returns how many entries moved.
+    /// </summary>
+    public int Rename(string oldPath, string newPath)
+    {
+        ArgumentException.ThrowIfNullOrEmpty(oldPath);
+        ArgumentException.ThrowIfNullOrEmpty(newPath);
+        if (string.Equals(oldPath, newPath, StringComparison.Ordinal))
+        {
+            return 0;
+        }
+
+        if (newPath.StartsWith(oldPath + "/", StringComparison.Ordinal))
+        {
+            throw new ArgumentException($"Cannot move '{oldPath}' into itself ('{newPath}').", nameof(newPath));
+        }
+
+        return Write(() =>
+        {
+            if (!_db.BeginTrans())
+            {
+                throw new InvalidOperationException("A LiteDB transaction is already open on this thread; the index never leaves one open.");
+            }
+
+            try
+            {
+                var moving = new List<BsonDocument>();
+                if (_files.FindById(oldPath) is { } self)
+                {
+                    moving.Add(self);
+                }
+
+                moving.AddRange(FindUnder(oldPath, after: null, limit: int.MaxValue));
+
+                // All deletes before all inserts: a moved name may equal another moved entry's old name
+                // (renaming "a/b" to "a" moves "a/b/b/x" onto "a/b/x", which itself moves to "a/x").
+                foreach (var doc in moving)
+                {
+                    _files.Delete(doc["_id"]);
+                }
+
+                foreach (var doc in moving)
+                {
+                    doc["_id"] = newPath + doc["_id"].AsString[oldPath.Length..];
+                    _files.Upsert(doc);
+                }
+
+                _db.Commit();
+                return moving.Count;
+            }
+            catch
+            {
+                _db.Rollback();
+                throw;
+            }
+        });
+    }
+
+    public IReadOnlyList<FileEntry> FindByState(FileState state, int limit = int.MaxValue)
+    {
+        ThrowIfDisposed();
+        if (limit <= 0)
+        {
+            return [];
+        }
+
+        return _files.Query()
+            .Where(BsonExpression.Create($"$.{FileEntryDocument.State} = @0", state.ToString()))
+            .Limit(limit)
+            .ToEnumerable()
+            .Select(FileEntryDocument.FromDocument)
+            .ToList();
+    }
+
+    public IEnumerable<FileEntry> All() => Under("");
+
+    /// <summary>Entries whose path starts with "folderPath/" (ordinal), in path order; "" = every entry.</summary>
+    public IEnumerable<FileEntry> Under(string folderPath)
+    {
+        ArgumentNullException.ThrowIfNull(folderPath);
+        ThrowIfDisposed();
+        return Enumerate(folderPath.TrimEnd('/'));
+    }
+
+    public long Count()
+    {
+        ThrowIfDisposed();
+        return _files.LongCount();
+    }
+
+    private IEnumerable<FileEntry> Enumerate(string folder)
+    {
+        string? after = null;
+        while (true)
+        {
+            var page = FindUnder(folder, after, PageSize);
+            foreach (var doc in page)
+            {
+                yield return FileEntryDocument.FromDocument(doc);
+            }
+
+            if (page.Count < PageSize)
+            {
+                yield break;
+            }
+
+            after = page[^1]["_id"].AsString;
+        }
+    }
+
+    /// <summary>
+    /// Documents under "folder/" in _id order, after <paramref name="after"/>, as one index range scan.
+    /// A range rather than LIKE, whose '_' and '%' are wildcards and common in file names. With the
+    /// ordinal collation every name starting "a/" sorts in ["a/", "a0"), '0' being the character after '/'.
+    /// </summary>
+    private List<BsonDocument> FindUnder(string folder, string? after, int limit)
+    {
+        var low = after ?? (folder.Length == 0 ? "" : folder + "/");
+        var prefix = folder.Length == 0 ? "" : folder + "/";
+        var query = _files.Query();
+        query = folder.Length == 0
+            ? query.Where(BsonExpression.Create("$._id >= @0", low))
+            : query.Where(BsonExpression.Create("$._id BETWEEN @0 AND @1", low, folder + "0"));
+
+        return query
+            .OrderBy("$._id")
+            .Limit(after is null || limit == int.MaxValue ? limit : limit + 1)
+            .ToEnumerable()
+            .Where(doc =>
+            {
+                var id = doc["_id"].AsString;
+                return id.StartsWith(prefix, StringComparison.Ordinal) && !string.Equals(id, after, StringComparison.Ordinal);
+            })
+            .Take(limit)
+            .ToList();
+    }
+}

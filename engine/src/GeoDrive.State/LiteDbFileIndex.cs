@@ -1,0 +1,168 @@
+using GeoDrive.Core.Errors;
+using GeoDrive.Core.Ports;
+using GeoDrive.State.Mapping;
+using GeoDrive.State.Storage;
+using LiteDB;
+using LiteDB.Engine;
+
+namespace GeoDrive.State;
+
+/// <summary>
+/// The drive's <see cref="IFileIndex"/> in one LiteDB file (&lt;cache&gt;/.geodrive/index.db, plus LiteDB's
+/// "index-log.db" write-ahead log and our "index.db.lock"). Every write is in the log file when the
+/// call returns, so a killed process loses nothing it acknowledged; writes are serialized here, reads
+/// run concurrently on LiteDB snapshots. One process at a time: a second one gets CachePathInUse.
+/// </summary>
+public sealed partial class LiteDbFileIndex : IFileIndex
+{
+    /// <summary>The schema this code writes. Bump it with a migration in <see cref="EnsureSchema"/>.</summary>
+    public const int SchemaVersion = 1;
+
+    private const string FilesCollection = "files";
+    private const string EventsCollection = "events";
+    private const string MetaCollection = "meta";
+    private const string StateIndex = "state";
+
+    private readonly Lock _writeLock = new();
+    private readonly LiteDbFileIndexOptions _options;
+    private readonly IndexLockFile _lockFile;
+    private readonly LiteDatabase _db;
+    private readonly LogWriterBarrier _logWriter;
+    private readonly ILiteCollection<BsonDocument> _files;
+    private readonly ILiteCollection<BsonDocument> _events;
+    private int _appendsSincePrune;
+    private volatile bool _disposed;
+
+    public LiteDbFileIndex(string databasePath)
+        : this(databasePath, new LiteDbFileIndexOptions())
+    {
+    }
+
+    public LiteDbFileIndex(string databasePath, LiteDbFileIndexOptions options)
+    {
+        ArgumentException.ThrowIfNullOrWhiteSpace(databasePath);
+        ArgumentNullException.ThrowIfNull(options);
+        options.Validate();
+        _options = options;
+        DatabasePath = Path.GetFullPath(databasePath);
+        Directory.CreateDirectory(Path.GetDirectoryName(DatabasePath)!);
+
+        // The lock comes first: opening LiteDB replays its log, which must never race a live owner.
+        _lockFile = IndexLockFile.Acquire(DatabasePath);
+        LiteEngine? engine = null;
+        try
+        {
+            engine = OpenEngine(DatabasePath);
+            _logWriter = LogWriterBarrier.For(engine, options.WriteTimeout);
+
+            // A private mapper: nothing else in the process can reconfigure BsonMapper.Global under us.
+            _db = new LiteDatabase(engine, new BsonMapper(), disposeOnClose: true);
+            _files = _db.GetCollection(FilesCollection, BsonAutoId.ObjectId);
+            _events = _db.GetCollection(EventsCollection, BsonAutoId.Int64);
+            EnsureSchema();
+            _logWriter.Wait();
+        }
+        catch
+        {
+            engine?.Dispose();
+            _lockFile.Dispose();
+            throw;
+        }
+    }
+
+    /// <summary>Full path of the index's data file.</summary>
+    public string DatabasePath { get; }
+
+    public static LiteDbFileIndex Open(string databasePath) => new(databasePath);
+
+    public static LiteDbFileIndex Open(string databasePath, LiteDbFileIndexOptions options) => new(databasePath, options);
+
+    /// <summary>Checkpoints the log into the data file, closes it and releases the lock.</summary>
+    public void Dispose()
+    {
+        lock (_writeLock)
+        {
+            if (_disposed)
+            {
+                return;
+            }
+
+            _disposed = true;
+            try
+            {
+                // Folding the log in now makes the next open fast; LiteDB's own close only tries.
+                _db.Checkpoint();
+            }
+            catch (Exception ex) when (ex is LiteException or ObjectDisposedException or IOException)
+            {
+                // LiteDB closed itself after an I/O error, which its caller already saw. The log is
+                // replayed at the next open, so nothing is lost; Dispose must not mask that first error.
+            }
+            finally
+            {
+                _db.Dispose();
+                _lockFile.Dispose();
+            }
+        }
+    }
+
+    private static LiteEngine OpenEngine(string databasePath)
+    {
+        // Direct mode (LiteEngine in this process), journal on. Binary = ordinal collation: LiteDB's
+        // default is culture-aware and IgnoreCase, which would make "A.txt" and "a.txt" one _id.
+        var settings = new EngineSettings { Filename = databasePath, Collation = Collation.Binary };
+        try
+        {
+            return new LiteEngine(settings);
+        }
+        catch (Exception ex) when (ex is LiteException or ArgumentException or InvalidCastException or IndexOutOfRangeException or FormatException)
+        {
+            // A file that is not a LiteDB index fails in LiteDB's header reader with whatever its bytes provoke.
+            throw new GeoDriveException(
+                ErrorIds.CachePathInvalid,
+                ErrorKind.InvalidData,
+                $"The drive's index '{databasePath}' cannot be opened: {ex.Message}",
+                "Restore the cache's .geodrive folder from a backup, or move it aside so GeoDrive rebuilds the index from the cache and the bucket.",
+                ex);
+        }
+    }
+
+    private void EnsureSchema()
+    {
+        var meta = _db.GetCollection(MetaCollection);
+        var schema = meta.FindById("schema");
+        if (schema is null)
+        {
+            meta.Insert(new BsonDocument { ["_id"] = "schema", ["version"] = SchemaVersion });
+        }
+        else if (schema["version"].AsInt32 > SchemaVersion)
+        {
+            throw new GeoDriveException(
+                ErrorIds.CachePathInvalid,
+                ErrorKind.InvalidData,
+                $"The drive's index '{DatabasePath}' was written by a newer GeoDrive (index schema {schema["version"].AsInt32}; this version reads up to {SchemaVersion}).",
+                "Upgrade GeoDrive on this machine, or choose another cache path.");
+        }
+
+        // Version 1 is the first: later versions migrate older documents here, then store the new version.
+        _files.EnsureIndex(StateIndex, "$." + FileEntryDocument.State);
+        PruneEvents();
+    }
+
+    /// <summary>Runs one write under the write lock, then waits until it is in the log file.</summary>
+    private T Write<T>(Func<T> write)
+    {
+        T result;
+        lock (_writeLock)
+        {
+            ThrowIfDisposed();
+            result = write();
+        }
+
+        // Outside the lock: concurrent writers wait for the same flush instead of queueing behind it.
+        _logWriter.Wait();
+        return result;
+    }
+
+    private void ThrowIfDisposed() => ObjectDisposedException.ThrowIf(_disposed, this);
+}

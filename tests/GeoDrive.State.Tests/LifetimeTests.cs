@@ -1,0 +1,77 @@
+using GeoDrive.Core.Errors;
+using GeoDrive.TestSupport;
+
+namespace GeoDrive.State.Tests;
+
+public sealed class LifetimeTests : IDisposable
+{
+    private readonly TempDirectory _dir = new("state-life");
+
+    public void Dispose() => _dir.Dispose();
+
+    private string DbPath => _dir.Combine(".geodrive", "index.db");
+
+    [Fact]
+    public void A_second_open_in_the_same_process_is_refused_as_in_use_until_the_first_is_disposed()
+    {
+        var first = LiteDbFileIndex.Open(DbPath);
+
+        var refused = Assert.Throws<GeoDriveException>(() => LiteDbFileIndex.Open(DbPath));
+        Assert.Equal(ErrorIds.CachePathInUse, refused.ErrorId);
+
+        first.Dispose();
+        using var second = LiteDbFileIndex.Open(DbPath);
+        Assert.Equal(0, second.Count());
+    }
+
+    [Fact]
+    public void The_schema_version_is_recorded_and_a_newer_one_is_refused()
+    {
+        using (var index = LiteDbFileIndex.Open(DbPath))
+        {
+            index.Put(Samples.Entry("keep.txt"));
+        }
+
+        using (var db = RawDatabase.Open(DbPath))
+        {
+            var meta = db.GetCollection("meta");
+            var schema = meta.FindById("schema");
+            Assert.Equal(LiteDbFileIndex.SchemaVersion, schema["version"].AsInt32);
+            schema["version"] = LiteDbFileIndex.SchemaVersion + 1;
+            meta.Update(schema);
+        }
+
+        var refused = Assert.Throws<GeoDriveException>(() => LiteDbFileIndex.Open(DbPath));
+        Assert.Equal(ErrorIds.CachePathInvalid, refused.ErrorId);
+        Assert.Contains("newer GeoDrive", refused.Message, StringComparison.Ordinal);
+
+        // The refusal released the lock and left the file alone.
+        using (var db = RawDatabase.Open(DbPath))
+        {
+            Assert.NotNull(db.GetCollection("files").FindById("keep.txt"));
+        }
+    }
+
+    [Fact]
+    public void A_file_that_is_not_an_index_is_refused_as_CachePathInvalid()
+    {
+        Directory.CreateDirectory(Path.GetDirectoryName(DbPath)!);
+        File.WriteAllBytes(DbPath, Enumerable.Repeat((byte)0x5A, 8192 * 2).ToArray());
+
+        var refused = Assert.Throws<GeoDriveException>(() => LiteDbFileIndex.Open(DbPath));
+        Assert.Equal(ErrorIds.CachePathInvalid, refused.ErrorId);
+    }
+
+    [Fact]
+    public void Dispose_checkpoints_so_no_log_file_is_left_and_the_index_is_unusable_afterwards()
+    {
+        var index = LiteDbFileIndex.Open(DbPath);
+        index.Put(Samples.Entry("a"));
+        index.Dispose();
+        index.Dispose();
+
+        Assert.False(File.Exists(_dir.Combine(".geodrive", "index-log.db")), "the log should be folded into the data file");
+        Assert.Throws<ObjectDisposedException>(() => index.Put(Samples.Entry("b")));
+        Assert.Throws<ObjectDisposedException>(() => index.Get("a"));
+    }
+}

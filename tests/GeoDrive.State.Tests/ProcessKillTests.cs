@@ -1,0 +1,114 @@
+using GeoDrive.Core.Errors;
+using GeoDrive.TestSupport;
+
+namespace GeoDrive.State.Tests;
+
+/// <summary>Real child processes (<see cref="IndexHelper"/>) killed with SIGKILL mid-stream.</summary>
+public sealed class ProcessKillTests : IDisposable
+{
+    private readonly TempDirectory _dir = new("state-kill");
+
+    public void Dispose() => _dir.Dispose();
+
+    private string DbPath => _dir.Combine(".geodrive", "index.db");
+
+    [Theory]
+    [InlineData(700)]   // within the first auto-checkpoint's worth of log pages
+    [InlineData(2_300)] // after several checkpoints
+    public void Every_put_acknowledged_before_a_kill_survives_it(int killAfter)
+    {
+        var acknowledged = -1;
+        using (var child = HelperProcess.Start("put", DbPath, "1000000"))
+        {
+            child.Expect("open");
+            while (acknowledged < killAfter)
+            {
+                acknowledged = Acknowledged(child.ReadLine());
+            }
+
+            child.Kill();
+
+            // Lines already printed were acknowledged too.
+            foreach (var line in child.ReadToEnd())
+            {
+                acknowledged = Math.Max(acknowledged, Acknowledged(line));
+            }
+        }
+
+        using var index = LiteDbFileIndex.Open(DbPath);
+        Assert.InRange(index.Count(), acknowledged + 1, acknowledged + 2); // at most one put done but not yet printed
+        for (var i = 0; i <= acknowledged; i++)
+        {
+            var entry = index.Get(IndexHelper.PutEntry(i).Path);
+            Assert.True(entry is not null, $"acknowledged put {i} of {acknowledged} was lost");
+            Assert.Equal(i, entry.Generation);
+            Assert.Equal(IndexHelper.Payload, entry.LastError);
+        }
+    }
+
+    [Fact]
+    public void A_folder_rename_interrupted_by_a_kill_is_all_or_nothing()
+    {
+        const int Entries = 40;
+        string lastTarget;
+        using (var child = HelperProcess.Start("rename", DbPath, Entries.ToString()))
+        {
+            child.Expect("open");
+            var line = "";
+            for (var i = 0; i < 150; i++)
+            {
+                line = child.ReadLine()!;
+            }
+
+            child.Kill();
+            var rest = child.ReadToEnd();
+            lastTarget = (rest.Count > 0 ? rest[^1] : line).Split(' ')[1];
+        }
+
+        using var index = LiteDbFileIndex.Open(DbPath);
+        var inA = index.Under("a").Count();
+        var inB = index.Under("b").Count();
+        Assert.Equal(Entries, index.Count());
+        Assert.True((inA, inB) is (Entries, 0) or (0, Entries), $"split folder: {inA} in a/, {inB} in b/");
+
+        // The acknowledged rename holds, or the next one committed before the kill: never an older one.
+        Assert.Contains(lastTarget, new[] { "a", "b" });
+    }
+
+    [Fact]
+    public void A_second_process_gets_CachePathInUse_while_another_holds_the_index()
+    {
+        using (var holder = HelperProcess.Start("hold", DbPath))
+        {
+            holder.Expect("ready");
+
+            var refused = Assert.Throws<GeoDriveException>(() => LiteDbFileIndex.Open(DbPath));
+            Assert.Equal(ErrorIds.CachePathInUse, refused.ErrorId);
+            Assert.Equal(ErrorKind.ResourceUnavailable, refused.Kind);
+            Assert.Contains("in use by another GeoDrive service", refused.Message, StringComparison.Ordinal);
+            Assert.Contains("choose another cache path", refused.Remedy, StringComparison.Ordinal);
+
+            // The kernel releases the lock of a killed holder: no stale lock to clean up by hand.
+            holder.Kill();
+        }
+
+        using var index = LiteDbFileIndex.Open(DbPath);
+        Assert.Equal(0, index.Count());
+    }
+
+    [Fact]
+    public void A_child_process_is_refused_while_this_process_holds_the_index()
+    {
+        using var index = LiteDbFileIndex.Open(DbPath);
+        using var child = HelperProcess.Start("hold", DbPath);
+
+        child.Expect($"error {ErrorIds.CachePathInUse}");
+    }
+
+    private static int Acknowledged(string? line)
+    {
+        Assert.NotNull(line);
+        Assert.StartsWith("ready ", line, StringComparison.Ordinal);
+        return int.Parse(line["ready ".Length..]);
+    }
+}
