@@ -1,0 +1,94 @@
+using System.Net;
+using System.Net.Sockets;
+using Amazon.Runtime;
+using Amazon.S3;
+using GeoDrive.Core.Errors;
+
+namespace GeoDrive.Storage.S3;
+
+/// <summary>
+/// Turns SDK and network failures into GeoDrive's errors. "Endpoint unreachable" is never reported
+/// as "object missing", and no message carries the secret key.
+/// </summary>
+internal static class S3Errors
+{
+    public static async Task<T> GuardAsync<T>(S3StoreOptions options, string? key, Func<Task<T>> call)
+    {
+        try
+        {
+            return await call();
+        }
+        catch (Exception ex) when (ex is not OperationCanceledException and not GeoDriveException and not IOException || IsTransport(ex))
+        {
+            throw Translate(ex, options, key);
+        }
+    }
+
+    public static GeoDriveException Translate(Exception ex, S3StoreOptions options, string? key)
+    {
+        var where = $"'{options.Endpoint}' (bucket '{options.Bucket}')";
+        if (ex is AmazonS3Exception s3)
+        {
+            return s3.ErrorCode switch
+            {
+                "InvalidAccessKeyId" or "SignatureDoesNotMatch" or "InvalidToken" or "AuthorizationHeaderMalformed" => new GeoDriveException(
+                    ErrorIds.CredentialsRejected, ErrorKind.PermissionDenied,
+                    $"The S3 server at {where} rejected the credentials of access key '{options.AccessKey}' ({s3.ErrorCode}).",
+                    "Check the access key and the secret key (pass them again with -Credential).", ex),
+                "AccessDenied" or "AllAccessDisabled" => new GeoDriveException(
+                    ErrorIds.AccessDenied, ErrorKind.PermissionDenied,
+                    $"Access key '{options.AccessKey}' may not use bucket '{options.Bucket}' at '{options.Endpoint}' (AccessDenied).",
+                    "Grant that S3 user read and write access to the bucket, or use another key.", ex),
+                "NoSuchBucket" => new GeoDriveException(
+                    ErrorIds.BucketNotFound, ErrorKind.ObjectNotFound,
+                    $"The bucket '{options.Bucket}' does not exist at '{options.Endpoint}'.",
+                    "Create the bucket first (GeoDrive never creates buckets), or correct -Bucket.", ex),
+                "NoSuchKey" => new GeoDriveException(
+                    ErrorIds.ObjectNotFound, ErrorKind.ObjectNotFound,
+                    $"The object '{key}' is missing from bucket '{options.Bucket}'.",
+                    "Restore it from a bucket version or a backup; the local stub keeps its name and size.", ex),
+                _ when s3.StatusCode == HttpStatusCode.Forbidden => new GeoDriveException(
+                    ErrorIds.CredentialsRejected, ErrorKind.PermissionDenied,
+                    $"The S3 server at {where} refused access key '{options.AccessKey}' (403 {s3.ErrorCode}).",
+                    "Check the access key, the secret key and the user's rights on the bucket.", ex),
+                _ => new GeoDriveException(
+                    ErrorIds.StoreError, ErrorKind.ResourceUnavailable,
+                    $"The S3 server at {where} failed on '{key}': {(int)s3.StatusCode} {s3.ErrorCode} {s3.Message}",
+                    "GeoDrive retries with backoff; if it persists, check the S3 server's health.", ex),
+            };
+        }
+        if (IsTransport(ex) || ex is AmazonServiceException || ex is TaskCanceledException || ex is TimeoutException)
+        {
+            return new GeoDriveException(
+                ErrorIds.EndpointUnreachable, ErrorKind.ConnectionError,
+                $"The S3 endpoint '{options.Endpoint}' cannot be reached: {Root(ex).Message}",
+                "Check the endpoint URL and port, that the S3 server is running, and the network and firewall between here and there.", ex);
+        }
+        return new GeoDriveException(
+            ErrorIds.StoreError, ErrorKind.NotSpecified,
+            $"An S3 request to {where} for '{key}' failed: {ex.Message}",
+            "See the service log; GeoDrive retries uploads with backoff.", ex);
+    }
+
+    private static bool IsTransport(Exception ex)
+    {
+        for (var e = ex; e is not null; e = e.InnerException)
+        {
+            if (e is HttpRequestException or SocketException || (e is IOException && e.InnerException is SocketException))
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static Exception Root(Exception ex)
+    {
+        var e = ex;
+        while (e.InnerException is not null)
+        {
+            e = e.InnerException;
+        }
+        return e;
+    }
+}

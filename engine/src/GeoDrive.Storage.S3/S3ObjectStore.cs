@@ -1,0 +1,191 @@
+using System.Buffers;
+using System.Net;
+using System.Runtime.CompilerServices;
+using Amazon.Runtime;
+using Amazon.S3;
+using Amazon.S3.Model;
+using GeoDrive.Core.Model;
+using GeoDrive.Core.Ports;
+
+namespace GeoDrive.Storage.S3;
+
+/// <summary>
+/// A bucket on any S3-compatible server. Streams uploads (multipart above the threshold, aborted on
+/// failure so nothing is orphaned); translates every SDK failure with <see cref="S3Errors"/>.
+/// </summary>
+public sealed partial class S3ObjectStore : IObjectStore, IDisposable
+{
+    private readonly AmazonS3Client _client;
+    private readonly S3StoreOptions _options;
+
+    public S3ObjectStore(S3StoreOptions options)
+    {
+        options.Validate();
+        _options = options;
+        var config = new AmazonS3Config
+        {
+            ServiceURL = options.Endpoint.ToString(),
+            ForcePathStyle = options.ForcePathStyle,
+            AuthenticationRegion = options.Region,
+            // Older servers (Ceph Pacific, moto) refuse the streaming trailer checksums SDK v4 sends by default.
+            RequestChecksumCalculation = RequestChecksumCalculation.WHEN_REQUIRED,
+            ResponseChecksumValidation = ResponseChecksumValidation.WHEN_REQUIRED,
+            ConnectTimeout = options.ConnectTimeout,
+            Timeout = options.RequestTimeout,
+            MaxErrorRetry = options.MaxErrorRetry,
+            UseHttp = options.Endpoint.Scheme == Uri.UriSchemeHttp,
+        };
+        _client = new AmazonS3Client(new BasicAWSCredentials(options.AccessKey, options.SecretKey), config);
+    }
+
+    public string Bucket => _options.Bucket;
+
+    public async Task CheckAccessAsync(CancellationToken cancellationToken = default)
+    {
+        // A listing, not HEAD bucket: its error body tells "no such bucket" from "bad key" from "denied".
+        await S3Errors.GuardAsync(_options, null, () => _client.ListObjectsV2Async(new ListObjectsV2Request { BucketName = _options.Bucket, MaxKeys = 1 }, cancellationToken));
+    }
+
+    public async Task<ObjectInfo?> HeadAsync(string key, CancellationToken cancellationToken = default)
+    {
+        try
+        {
+            var response = await _client.GetObjectMetadataAsync(new GetObjectMetadataRequest { BucketName = _options.Bucket, Key = key }, cancellationToken);
+            return new ObjectInfo(key, response.ContentLength, response.ETag, Utc(response.LastModified), ReadMetadata(response.Metadata), NullIfEmpty(response.VersionId));
+        }
+        catch (AmazonS3Exception ex) when (ex.StatusCode == HttpStatusCode.NotFound && ex.ErrorCode != "NoSuchBucket")
+        {
+            return null;
+        }
+        catch (Exception ex) when (ex is not OperationCanceledException || !cancellationToken.IsCancellationRequested)
+        {
+            throw S3Errors.Translate(ex, _options, key);
+        }
+    }
+
+    public async Task<ObjectInfo> PutAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, CancellationToken cancellationToken = default)
+    {
+        if (length > _options.MultipartThreshold)
+        {
+            await PutMultipartAsync(key, content, length, metadata, cancellationToken);
+        }
+        else
+        {
+            var buffer = ArrayPool<byte>.Shared.Rent((int)Math.Max(length, 1));
+            try
+            {
+                // Read exactly `length` bytes into memory (≤ threshold) so the SDK can sign the payload
+                // over a seekable stream even when the source is not seekable.
+                var read = await ReadFullyAsync(content, buffer.AsMemory(0, (int)length), cancellationToken);
+                if (read != length)
+                {
+                    throw new IOException($"'{key}': the source gave {read} bytes where {length} were expected (the file changed while uploading).");
+                }
+                using var body = new MemoryStream(buffer, 0, (int)length, writable: false);
+                var request = new PutObjectRequest { BucketName = _options.Bucket, Key = key, InputStream = body, AutoCloseStream = false, UseChunkEncoding = false };
+                foreach (var (name, value) in metadata)
+                {
+                    request.Metadata[name] = value;
+                }
+                await S3Errors.GuardAsync(_options, key, () => _client.PutObjectAsync(request, cancellationToken));
+            }
+            finally
+            {
+                ArrayPool<byte>.Shared.Return(buffer);
+            }
+        }
+        // The PUT's own answer is not what later readers see (Ceph Pacific: empty ETag after multipart).
+        return await HeadAsync(key, cancellationToken)
+            ?? throw S3Errors.Translate(new InvalidOperationException("the object is missing right after its upload"), _options, key);
+    }
+
+    public async Task GetAsync(string key, Stream destination, long offset = 0, long? length = null, CancellationToken cancellationToken = default)
+    {
+        if (length is 0)
+        {
+            return;
+        }
+        var request = new GetObjectRequest { BucketName = _options.Bucket, Key = key };
+        if (offset > 0 || length is not null)
+        {
+            request.ByteRange = length is { } l ? new ByteRange(offset, offset + l - 1) : new ByteRange($"bytes={offset}-");
+        }
+        using var response = await S3Errors.GuardAsync(_options, key, () => _client.GetObjectAsync(request, cancellationToken));
+        try
+        {
+            await response.ResponseStream.CopyToAsync(destination, 1 << 20, cancellationToken);
+        }
+        catch (Exception ex) when (ex is IOException or HttpRequestException or AmazonServiceException)
+        {
+            throw S3Errors.Translate(ex, _options, key);
+        }
+    }
+
+    public async IAsyncEnumerable<ObjectInfo> ListAsync(string prefix, bool recursive = true, [EnumeratorCancellation] CancellationToken cancellationToken = default)
+    {
+        var request = new ListObjectsV2Request { BucketName = _options.Bucket, Prefix = prefix, Delimiter = recursive ? null : "/" };
+        while (true)
+        {
+            var response = await S3Errors.GuardAsync(_options, prefix, () => _client.ListObjectsV2Async(request, cancellationToken));
+            foreach (var folder in response.CommonPrefixes ?? [])
+            {
+                yield return new ObjectInfo(folder, 0, null, DateTimeOffset.MinValue, EmptyMetadata);
+            }
+            foreach (var o in response.S3Objects ?? [])
+            {
+                yield return new ObjectInfo(o.Key, o.Size ?? 0, o.ETag, Utc(o.LastModified), EmptyMetadata);
+            }
+            if (response.IsTruncated != true || string.IsNullOrEmpty(response.NextContinuationToken))
+            {
+                yield break;
+            }
+            request.ContinuationToken = response.NextContinuationToken;
+        }
+    }
+
+    public async Task DeleteAsync(string key, CancellationToken cancellationToken = default)
+    {
+        await S3Errors.GuardAsync(_options, key, () => _client.DeleteObjectAsync(new DeleteObjectRequest { BucketName = _options.Bucket, Key = key }, cancellationToken));
+    }
+
+    /// <summary>Multipart uploads still open in the bucket (an orphan costs space): for tests and admin checks.</summary>
+    public async Task<IReadOnlyList<string>> ListOpenMultipartUploadsAsync(CancellationToken cancellationToken = default)
+    {
+        var response = await S3Errors.GuardAsync(_options, null, () => _client.ListMultipartUploadsAsync(new ListMultipartUploadsRequest { BucketName = _options.Bucket }, cancellationToken));
+        return (response.MultipartUploads ?? []).Select(u => u.Key).ToList();
+    }
+
+    public void Dispose() => _client.Dispose();
+
+    private static readonly IReadOnlyDictionary<string, string> EmptyMetadata = new Dictionary<string, string>();
+
+    private static Dictionary<string, string> ReadMetadata(MetadataCollection metadata)
+    {
+        var result = new Dictionary<string, string>(StringComparer.OrdinalIgnoreCase);
+        foreach (var name in metadata.Keys)
+        {
+            var key = name.StartsWith("x-amz-meta-", StringComparison.OrdinalIgnoreCase) ? name["x-amz-meta-".Length..] : name;
+            result[key.ToLowerInvariant()] = metadata[name];
+        }
+        return result;
+    }
+
+    private static DateTimeOffset Utc(DateTime? time) => time is { } t ? new DateTimeOffset(t.ToUniversalTime(), TimeSpan.Zero) : DateTimeOffset.MinValue;
+
+    private static string? NullIfEmpty(string? s) => string.IsNullOrEmpty(s) ? null : s;
+
+    private static async Task<int> ReadFullyAsync(Stream stream, Memory<byte> buffer, CancellationToken cancellationToken)
+    {
+        var total = 0;
+        while (total < buffer.Length)
+        {
+            var read = await stream.ReadAsync(buffer[total..], cancellationToken);
+            if (read == 0)
+            {
+                break;
+            }
+            total += read;
+        }
+        return total;
+    }
+}

@@ -1,0 +1,58 @@
+using GeoDrive.Core.Errors;
+
+namespace GeoDrive.Storage.S3;
+
+/// <summary>Where and how to reach one bucket. Validated once, before the first request.</summary>
+public sealed class S3StoreOptions
+{
+    public required Uri Endpoint { get; init; }
+    public required string Bucket { get; init; }
+
+    /// <summary>The drive's key prefix (informational here: callers pass full keys).</summary>
+    public string Prefix { get; init; } = "";
+
+    public required string AccessKey { get; init; }
+    public required string SecretKey { get; init; }
+    public string Region { get; init; } = "us-east-1";
+
+    /// <summary>http://host/bucket/key rather than http://bucket.host/key: what non-AWS servers need.</summary>
+    public bool ForcePathStyle { get; init; } = true;
+
+    /// <summary>Objects larger than this go up as multipart uploads.</summary>
+    public long MultipartThreshold { get; init; } = 64L * 1024 * 1024;
+
+    public long PartSize { get; init; } = 16L * 1024 * 1024;
+
+    /// <summary>How long to wait for a TCP connection before calling the endpoint unreachable.</summary>
+    public TimeSpan ConnectTimeout { get; init; } = TimeSpan.FromSeconds(5);
+
+    public TimeSpan RequestTimeout { get; init; } = TimeSpan.FromMinutes(5);
+
+    /// <summary>SDK-level retries of one request (5xx, throttling); the engine retries whole transfers itself.</summary>
+    public int MaxErrorRetry { get; init; } = 2;
+
+    public void Validate()
+    {
+        if (Endpoint is null || !Endpoint.IsAbsoluteUri || (Endpoint.Scheme != Uri.UriSchemeHttp && Endpoint.Scheme != Uri.UriSchemeHttps))
+        {
+            throw Invalid($"'{Endpoint}' is not an http(s) endpoint URL.", "Give the S3 endpoint as a URL, e.g. http://127.0.0.1:9000.");
+        }
+        if (string.IsNullOrWhiteSpace(Bucket))
+        {
+            throw Invalid("No bucket was given.", "Name the bucket the drive uses.");
+        }
+        if (string.IsNullOrEmpty(AccessKey) || string.IsNullOrEmpty(SecretKey))
+        {
+            throw Invalid("The access key or the secret key is empty.", "Give both keys of an S3 user that may use the bucket.");
+        }
+        if (PartSize < 5L * 1024 * 1024 || MultipartThreshold < PartSize)
+        {
+            throw Invalid("Multipart part size must be at least 5 MiB and no larger than the threshold.", "S3 refuses smaller parts; raise partSize or the threshold.");
+        }
+    }
+
+    private static GeoDriveException Invalid(string message, string remedy) => new(ErrorIds.InvalidRequest, ErrorKind.InvalidArgument, message, remedy);
+
+    // Never let the secret reach a log through ToString.
+    public override string ToString() => $"{Endpoint} bucket {Bucket} as {AccessKey}";
+}

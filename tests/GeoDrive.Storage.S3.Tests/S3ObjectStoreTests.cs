@@ -1,0 +1,233 @@
+using System.Security.Cryptography;
+using GeoDrive.Core.Errors;
+using GeoDrive.Storage.S3;
+using GeoDrive.TestSupport;
+
+namespace GeoDrive.Storage.S3.Tests;
+
+public sealed class S3ObjectStoreTests(S3ServerFixture s3) : IClassFixture<S3ServerFixture>
+{
+    private const long MiB = 1024 * 1024;
+
+    private S3ObjectStore Store(string? bucket = null, long threshold = 64 * MiB, long partSize = 16 * MiB, string? endpoint = null) => new(new S3StoreOptions
+    {
+        Endpoint = new Uri(endpoint ?? s3.Endpoint),
+        Bucket = bucket ?? s3.CreateBucket(),
+        AccessKey = s3.AccessKey,
+        SecretKey = s3.SecretKey,
+        MultipartThreshold = threshold,
+        PartSize = partSize,
+        ConnectTimeout = TimeSpan.FromSeconds(2),
+        MaxErrorRetry = 0,
+    });
+
+    private static byte[] Bytes(long size, int seed)
+    {
+        var b = new byte[size];
+        new Random(seed).NextBytes(b);
+        return b;
+    }
+
+    private static async Task<byte[]> GetAsync(S3ObjectStore store, string key, long offset = 0, long? length = null)
+    {
+        using var buffer = new MemoryStream();
+        await store.GetAsync(key, buffer, offset, length);
+        return buffer.ToArray();
+    }
+
+    [Theory]
+    [InlineData(0)]
+    [InlineData(1000)]
+    [InlineData(10_000_000)]
+    public async Task Put_then_get_returns_the_same_bytes_and_metadata(int size)
+    {
+        using var store = Store();
+        var content = Bytes(size, size);
+        var info = await store.PutAsync("dir/file name ü.bin", new MemoryStream(content), size, new Dictionary<string, string> { ["geodrive-sha256"] = "abc" });
+
+        Assert.Equal(size, info.Size);
+        Assert.Equal(content, await GetAsync(store, "dir/file name ü.bin"));
+        var head = await store.HeadAsync("dir/file name ü.bin");
+        Assert.NotNull(head);
+        Assert.Equal("abc", head.Metadata["geodrive-sha256"]);
+        Assert.Equal(Convert.ToHexStringLower(MD5.HashData(content)), head.ETag!.Trim('"'));
+    }
+
+    [Theory]
+    [InlineData(5 * MiB - 1)]
+    [InlineData(5 * MiB)]
+    [InlineData(5 * MiB + 1)]
+    [InlineData(15 * MiB + 1)]
+    public async Task Multipart_uploads_are_byte_exact_around_the_threshold(long size)
+    {
+        using var store = Store(threshold: 5 * MiB, partSize: 5 * MiB);
+        var content = Bytes(size, (int)size);
+
+        await store.PutAsync("big.bin", new MemoryStream(content), size, new Dictionary<string, string> { ["k"] = "v" });
+
+        Assert.Equal(SHA256.HashData(content), SHA256.HashData(await GetAsync(store, "big.bin")));
+        Assert.Equal("v", (await store.HeadAsync("big.bin"))!.Metadata["k"]);
+        Assert.Empty(await store.ListOpenMultipartUploadsAsync());
+    }
+
+    [Fact]
+    public async Task A_cancelled_multipart_upload_leaves_no_open_upload_behind()
+    {
+        using var store = Store(threshold: 5 * MiB, partSize: 5 * MiB);
+        using var cts = new CancellationTokenSource();
+        var source = new CancelAfterStream(new MemoryStream(Bytes(12 * MiB, 1)), 6 * MiB, cts);
+
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(() => store.PutAsync("cancelled.bin", source, 12 * MiB, new Dictionary<string, string>(), cts.Token));
+
+        Assert.Empty(await store.ListOpenMultipartUploadsAsync());
+        Assert.Null(await store.HeadAsync("cancelled.bin"));
+    }
+
+    [Fact]
+    public async Task A_ranged_get_returns_just_that_range()
+    {
+        using var store = Store();
+        var content = Bytes(100_000, 3);
+        await store.PutAsync("r.bin", new MemoryStream(content), content.Length, new Dictionary<string, string>());
+
+        Assert.Equal(content[1000..1100], await GetAsync(store, "r.bin", 1000, 100));
+        Assert.Equal(content[99_990..], await GetAsync(store, "r.bin", 99_990));
+    }
+
+    [Fact]
+    public async Task Head_of_a_missing_key_is_null_and_get_of_one_says_ObjectNotFound()
+    {
+        using var store = Store();
+        Assert.Null(await store.HeadAsync("missing"));
+        var ex = await Assert.ThrowsAsync<GeoDriveException>(() => GetAsync(store, "missing"));
+        Assert.Equal(ErrorIds.ObjectNotFound, ex.ErrorId);
+    }
+
+    [Fact]
+    public async Task Listing_is_recursive_or_one_level_and_delete_removes()
+    {
+        using var store = Store();
+        foreach (var key in new[] { "a/1", "a/b/2", "c" })
+        {
+            await store.PutAsync(key, new MemoryStream([1]), 1, new Dictionary<string, string>());
+        }
+        var all = new List<string>();
+        await foreach (var o in store.ListAsync(""))
+        {
+            all.Add(o.Key);
+        }
+        var top = new List<string>();
+        await foreach (var o in store.ListAsync("a/", recursive: false))
+        {
+            top.Add(o.Key);
+        }
+        await store.DeleteAsync("c");
+
+        Assert.Equal(["a/1", "a/b/2", "c"], all.Order());
+        Assert.Equal(["a/1", "a/b/"], top.Order());
+        Assert.Null(await store.HeadAsync("c"));
+    }
+
+    [Fact]
+    public async Task A_bucket_that_does_not_exist_is_BucketNotFound()
+    {
+        using var store = Store(bucket: "no-such-bucket-here");
+        var ex = await Assert.ThrowsAsync<GeoDriveException>(() => store.CheckAccessAsync());
+        Assert.Equal(ErrorIds.BucketNotFound, ex.ErrorId);
+        Assert.Contains("Create the bucket", ex.Remedy, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task A_closed_port_is_EndpointUnreachable_quickly_and_never_object_missing()
+    {
+        using var store = Store(bucket: "any", endpoint: "http://127.0.0.1:1");
+        var started = DateTime.UtcNow;
+
+        var check = await Assert.ThrowsAsync<GeoDriveException>(() => store.CheckAccessAsync());
+        var head = await Assert.ThrowsAsync<GeoDriveException>(() => store.HeadAsync("k"));
+
+        Assert.Equal(ErrorIds.EndpointUnreachable, check.ErrorId);
+        Assert.Equal(ErrorIds.EndpointUnreachable, head.ErrorId);
+        Assert.True(DateTime.UtcNow - started < TimeSpan.FromSeconds(15), $"took {DateTime.UtcNow - started}");
+    }
+
+    /// <summary>A source that cancels the upload once a given number of bytes were read.</summary>
+    private sealed class CancelAfterStream(Stream inner, long after, CancellationTokenSource cts) : Stream
+    {
+        private long _read;
+        public override bool CanRead => true;
+        public override bool CanSeek => false;
+        public override bool CanWrite => false;
+        public override long Length => inner.Length;
+        public override long Position { get => _read; set => throw new NotSupportedException(); }
+        public override void Flush() { }
+        public override int Read(byte[] buffer, int offset, int count)
+        {
+            if (_read >= after)
+            {
+                cts.Cancel();
+                cts.Token.ThrowIfCancellationRequested();
+            }
+            var n = inner.Read(buffer, offset, count);
+            _read += n;
+            return n;
+        }
+        public override ValueTask<int> ReadAsync(Memory<byte> buffer, CancellationToken cancellationToken = default)
+        {
+            if (_read >= after)
+            {
+                cts.Cancel();
+                cancellationToken.ThrowIfCancellationRequested();
+            }
+            var n = inner.Read(buffer.Span);
+            _read += n;
+            return ValueTask.FromResult(n);
+        }
+        public override long Seek(long offset, SeekOrigin origin) => throw new NotSupportedException();
+        public override void SetLength(long value) => throw new NotSupportedException();
+        public override void Write(byte[] buffer, int offset, int count) => throw new NotSupportedException();
+    }
+}
+
+/// <summary>Against Ceph RGW, which checks signatures as real S3 does.</summary>
+public sealed class SignedS3Tests(CephS3Fixture ceph) : IClassFixture<CephS3Fixture>
+{
+    [Fact]
+    public async Task A_wrong_secret_is_CredentialsRejected_and_the_secret_is_never_in_the_error()
+    {
+        const string secret = "definitely-wrong-secret-1234";
+        using var store = new S3ObjectStore(new S3StoreOptions { Endpoint = new Uri(ceph.Endpoint), Bucket = ceph.CreateBucket(), AccessKey = ceph.AccessKey, SecretKey = secret });
+
+        var ex = await Assert.ThrowsAsync<GeoDriveException>(() => store.CheckAccessAsync());
+
+        Assert.Equal(ErrorIds.CredentialsRejected, ex.ErrorId);
+        Assert.DoesNotContain(secret, ex.ToString(), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task Signed_uploads_round_trip_including_multipart()
+    {
+        using var store = new S3ObjectStore(new S3StoreOptions
+        {
+            Endpoint = new Uri(ceph.Endpoint),
+            Bucket = ceph.CreateBucket(),
+            AccessKey = ceph.AccessKey,
+            SecretKey = ceph.SecretKey,
+            MultipartThreshold = 5 * 1024 * 1024,
+            PartSize = 5 * 1024 * 1024,
+        });
+        await store.CheckAccessAsync();
+        foreach (var size in new[] { 0, 1000, 11 * 1024 * 1024 })
+        {
+            var content = new byte[size];
+            new Random(size).NextBytes(content);
+            var info = await store.PutAsync($"s{size}", new MemoryStream(content), size, new Dictionary<string, string> { ["geodrive-sha256"] = "x" });
+            using var back = new MemoryStream();
+            await store.GetAsync($"s{size}", back);
+            Assert.Equal(content, back.ToArray());
+            Assert.Equal(size, info.Size);
+            Assert.False(string.IsNullOrEmpty(info.ETag));
+        }
+        Assert.Empty(await store.ListOpenMultipartUploadsAsync());
+    }
+}
