@@ -30,27 +30,25 @@ public sealed partial class DriveEngine : IDriveFileSystem
             {
                 return OpenDecision.Local;
             }
-            if (entry.State == FileState.Stubbed)
+            if (intent == OpenIntent.Truncate && entry.State is FileState.Stubbed or FileState.Cached)
             {
-                if (intent == OpenIntent.Truncate)
+                // The application throws the old bytes away: nothing to recall, and the file is no
+                // longer what the bucket holds.
+                entry.State = FileState.Dirty;
+                entry.Generation++;
+                entry.DirtySinceUtc = _clock.UtcNow;
+                _index.Put(entry);
+            }
+            else if (entry.State == FileState.Stubbed)
+            {
+                try
                 {
-                    // The old bytes are being thrown away by the application: nothing to recall.
-                    entry.State = FileState.Dirty;
-                    entry.Generation++;
-                    entry.DirtySinceUtc = _clock.UtcNow;
-                    _index.Put(entry);
+                    entry = await RecallLockedAsync(entry, cancellationToken);
                 }
-                else
+                catch
                 {
-                    try
-                    {
-                        entry = await RecallLockedAsync(entry, cancellationToken);
-                    }
-                    catch
-                    {
-                        _open.TryRemove(path, out _);
-                        throw;
-                    }
+                    _open.TryRemove(path, out _);
+                    throw;
                 }
             }
             entry.LastAccessUtc = _clock.UtcNow;
@@ -141,6 +139,7 @@ public sealed partial class DriveEngine : IDriveFileSystem
             {
                 case FileState.Stubbed:
                     // Its bytes stay under the old key (kept in ObjectKey) until it is recalled and rewritten.
+                    TrackDisplaced(entry);
                     break;
                 default:
                     if (LocalFile.Read(LocalPath(entry.Path)) is { } local)
@@ -152,6 +151,22 @@ public sealed partial class DriveEngine : IDriveFileSystem
             }
         }
         Record(DriveEventKind.Rename, newPath, $"Renamed from '{oldPath}'.");
+    }
+
+    private void TrackDisplaced(FileEntry stub)
+    {
+        if (stub.ObjectKey is not { } key)
+        {
+            return;
+        }
+        if (key == KeyFor(stub.Path))
+        {
+            _displaced.TryRemove(key, out _);
+        }
+        else
+        {
+            _displaced[key] = stub.Path;
+        }
     }
 
     public string? GetStateAttribute(string path) => IsInternalPath(path) ? null : _index.Get(path)?.State.ToString();

@@ -66,9 +66,20 @@ public sealed partial class DriveEngine
             throw;
         }
 
-        entry.State = FileState.Cached;
         entry.LastAccessUtc = _clock.UtcNow;
         entry.LastError = null;
+        if (key == KeyFor(path))
+        {
+            entry.State = FileState.Cached;
+        }
+        else
+        {
+            // A stub renamed while its bytes stayed under the old key: now that the data is local it
+            // goes up under its new name, and the old key is removed once that upload is verified.
+            entry.State = FileState.Dirty;
+            entry.Generation++;
+            entry.DirtySinceUtc = _clock.UtcNow;
+        }
         _index.Put(entry);
         Record(DriveEventKind.Recall, path, $"Recalled {ByteSize.Format(entry.Size)} from '{key}'.");
         return entry;

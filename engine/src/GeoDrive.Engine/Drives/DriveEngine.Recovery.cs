@@ -44,6 +44,7 @@ public sealed partial class DriveEngine
                         _index.Put(entry);
                         report.StubsRepaired++;
                     }
+                    TrackDisplaced(entry);
                     break;
                 default:
                     if (local.Value.Size != entry.Size || local.Value.ModifiedUtc != entry.ModifiedUtc)

@@ -46,6 +46,7 @@ public sealed partial class DriveEngine
         var key = KeyFor(path);
         try
         {
+            await RescueDisplacedStubAsync(key, path, cancellationToken);
             // Checksums first: they travel as user metadata in the PUT's headers.
             var hashes = await FileHashes.ComputeAsync(localPath, cancellationToken);
             ObjectInfo? head = null;

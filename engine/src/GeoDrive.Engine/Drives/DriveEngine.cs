@@ -31,6 +31,11 @@ public sealed partial class DriveEngine
     // Object keys whose files were deleted locally; removed from the bucket by the next tick.
     private readonly ConcurrentQueue<string> _pendingDeletes = new();
 
+    // Keys still holding the bytes of a stub that was renamed away from them (key -> the stub's new
+    // path). Before anything else is written to such a key, that stub is recalled, so no rename can
+    // let a new file overwrite a stub's only copy.
+    private readonly ConcurrentDictionary<string, string> _displaced = new(StringComparer.Ordinal);
+
     private volatile PolicyEvaluator _policy;
 
     public DriveEngine(DriveEngineOptions options, IObjectStore store, IFileIndex index, PolicyEvaluator policy, IClock clock, ILogger? logger = null)
@@ -105,6 +110,11 @@ public sealed partial class DriveEngine
         var deleted = 0;
         while (_pendingDeletes.TryDequeue(out var key))
         {
+            if (IsKeyInUse(key))
+            {
+                // A file lives (or is about to be uploaded) under this key again: it is not ours to delete.
+                continue;
+            }
             try
             {
                 await _store.DeleteAsync(key, cancellationToken);
@@ -117,6 +127,41 @@ public sealed partial class DriveEngine
             }
         }
         return deleted;
+    }
+
+    private bool IsKeyInUse(string key)
+    {
+        if (_displaced.ContainsKey(key))
+        {
+            return true;
+        }
+        if (!key.StartsWith(Options.Prefix, StringComparison.Ordinal))
+        {
+            return false;
+        }
+        return _index.Get(key[Options.Prefix.Length..]) is not null;
+    }
+
+    /// <summary>Before <paramref name="key"/> is overwritten: a renamed stub whose bytes still live there comes home first.</summary>
+    private async Task RescueDisplacedStubAsync(string key, string uploadingPath, CancellationToken cancellationToken)
+    {
+        if (!_displaced.TryGetValue(key, out var stubPath) || stubPath == uploadingPath)
+        {
+            return;
+        }
+        using (await _locks.AcquireAsync(stubPath, cancellationToken))
+        {
+            if (_index.Get(stubPath) is { } stub && stub.ObjectKey == key)
+            {
+                stub = await RecallLockedAsync(stub, cancellationToken);
+                if (Files.LocalFile.Read(LocalPath(stubPath)) is { } local)
+                {
+                    ApplyChange(stub, local);
+                }
+                _index.Put(stub);
+            }
+            _displaced.TryRemove(key, out _);
+        }
     }
 
     private static GeoDriveException NotFound(string path) => new(

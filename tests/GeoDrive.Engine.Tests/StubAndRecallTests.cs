@@ -1,0 +1,173 @@
+using GeoDrive.Core.Errors;
+using GeoDrive.Core.Model;
+using GeoDrive.Core.Ports;
+using GeoDrive.TestSupport;
+
+namespace GeoDrive.Engine.Tests;
+
+public sealed class StubAndRecallTests(S3ServerFixture s3) : IClassFixture<S3ServerFixture>, IAsyncLifetime
+{
+    private DriveRig _rig = null!;
+
+    public Task InitializeAsync()
+    {
+        _rig = new DriveRig(s3);
+        return _rig.Engine.StartAsync();
+    }
+
+    public Task DisposeAsync() => _rig.DisposeAsync().AsTask();
+
+    private async Task<byte[]> CachedFileAsync(string path, int size)
+    {
+        var content = DriveRig.RandomBytes(size, seed: size + path.Length);
+        await _rig.WriteAsync(path, content);
+        Assert.Equal(FileState.Cached, (await _rig.Engine.UploadAsync(path)).State);
+        return content;
+    }
+
+    [Theory]
+    [InlineData(0)]
+    [InlineData(1000)]
+    [InlineData(10 * 1000 * 1000)]
+    public async Task A_stub_frees_its_blocks_keeps_size_and_time_and_recalls_the_same_bytes(int size)
+    {
+        var content = await CachedFileAsync("scan.bin", size);
+        var mtime = File.GetLastWriteTimeUtc(_rig.Local("scan.bin"));
+
+        var entry = await _rig.Engine.StubAsync("scan.bin");
+
+        Assert.Equal(FileState.Stubbed, entry.State);
+        Assert.Equal(0, _rig.AllocatedBlocks("scan.bin"));
+        Assert.Equal(size, new FileInfo(_rig.Local("scan.bin")).Length);
+        Assert.Equal(mtime, File.GetLastWriteTimeUtc(_rig.Local("scan.bin")));
+
+        Assert.Equal(content, await _rig.ReadAsync("scan.bin"));
+        Assert.Equal(FileState.Cached, _rig.StateOf("scan.bin"));
+        Assert.Equal(mtime, File.GetLastWriteTimeUtc(_rig.Local("scan.bin")));
+    }
+
+    [Fact]
+    public async Task A_dirty_file_is_never_stubbed()
+    {
+        await _rig.WriteAsync("new.txt", "not uploaded"u8.ToArray());
+
+        var ex = await Assert.ThrowsAsync<GeoDriveException>(() => _rig.Engine.StubAsync("new.txt"));
+
+        Assert.Equal(ErrorIds.FileNotUploaded, ex.ErrorId);
+        Assert.Contains("Invoke-ForceUpload", ex.Remedy, StringComparison.Ordinal);
+        Assert.Equal("not uploaded"u8.ToArray(), await File.ReadAllBytesAsync(_rig.Local("new.txt")));
+    }
+
+    [Fact]
+    public async Task An_open_file_is_never_stubbed()
+    {
+        await CachedFileAsync("open.bin", 100);
+        await _rig.Engine.OpenAsync("open.bin", _rig.Caller, OpenIntent.Read);
+
+        var ex = await Assert.ThrowsAsync<GeoDriveException>(() => _rig.Engine.StubAsync("open.bin"));
+
+        Assert.Equal(ErrorIds.FileBusy, ex.ErrorId);
+        Assert.NotEqual(0, _rig.AllocatedBlocks("open.bin"));
+    }
+
+    [Fact]
+    public async Task A_file_changed_behind_the_engines_back_is_not_stubbed_and_becomes_dirty()
+    {
+        await CachedFileAsync("edited.txt", 100);
+        // Same size, new bytes, old mtime restored: only the checksum can tell.
+        var mtime = File.GetLastWriteTimeUtc(_rig.Local("edited.txt"));
+        await File.WriteAllBytesAsync(_rig.Local("edited.txt"), DriveRig.RandomBytes(100, seed: 99));
+        File.SetLastWriteTimeUtc(_rig.Local("edited.txt"), mtime);
+
+        var ex = await Assert.ThrowsAsync<GeoDriveException>(() => _rig.Engine.StubAsync("edited.txt"));
+
+        Assert.Equal(ErrorIds.FileNotUploaded, ex.ErrorId);
+        Assert.Equal(FileState.Dirty, _rig.StateOf("edited.txt"));
+        Assert.Equal(DriveRig.RandomBytes(100, seed: 99), await File.ReadAllBytesAsync(_rig.Local("edited.txt")));
+    }
+
+    [Fact]
+    public async Task A_file_whose_object_was_replaced_in_the_bucket_is_not_stubbed()
+    {
+        var content = await CachedFileAsync("shared.txt", 100);
+        using (var other = new MemoryStream(DriveRig.RandomBytes(100, seed: 7)))
+        {
+            await _rig.Store.PutAsync("shared.txt", other, 100, new Dictionary<string, string>());
+        }
+
+        var ex = await Assert.ThrowsAsync<GeoDriveException>(() => _rig.Engine.StubAsync("shared.txt"));
+
+        Assert.Equal(ErrorIds.ObjectMismatch, ex.ErrorId);
+        Assert.Equal(content, await File.ReadAllBytesAsync(_rig.Local("shared.txt")));
+    }
+
+    [Fact]
+    public async Task A_recall_of_a_tampered_object_fails_and_leaves_a_clean_stub()
+    {
+        await CachedFileAsync("tampered.bin", 5000);
+        await _rig.Engine.StubAsync("tampered.bin");
+        using (var other = new MemoryStream(DriveRig.RandomBytes(5000, seed: 8)))
+        {
+            await _rig.Store.PutAsync("tampered.bin", other, 5000, new Dictionary<string, string>());
+        }
+
+        var ex = await Assert.ThrowsAsync<GeoDriveException>(() => _rig.ReadAsync("tampered.bin"));
+
+        Assert.Equal(ErrorIds.ObjectMismatch, ex.ErrorId);
+        Assert.Equal(FileState.Stubbed, _rig.StateOf("tampered.bin"));
+        Assert.Equal(0, _rig.AllocatedBlocks("tampered.bin"));
+        Assert.Equal(5000, new FileInfo(_rig.Local("tampered.bin")).Length);
+    }
+
+    [Fact]
+    public async Task Files_are_stubbed_by_themselves_once_their_access_wait_has_passed()
+    {
+        await CachedFileAsync("cold.bin", 2000);
+        await CachedFileAsync("warm.bin", 2000);
+
+        _rig.Clock.Advance(TimeSpan.FromMinutes(50));
+        await _rig.ReadAsync("warm.bin");
+        _rig.Clock.Advance(TimeSpan.FromMinutes(11));
+        var tick = await _rig.Engine.TickAsync();
+
+        Assert.Equal(1, tick.Stubbed);
+        Assert.Equal(FileState.Stubbed, _rig.StateOf("cold.bin"));
+        Assert.Equal(FileState.Cached, _rig.StateOf("warm.bin"));
+    }
+
+    [Fact]
+    public async Task Opening_a_stub_to_overwrite_it_does_not_recall_it()
+    {
+        await CachedFileAsync("overwrite.bin", 3000);
+        await _rig.Engine.StubAsync("overwrite.bin");
+
+        await _rig.WriteAsync("overwrite.bin", "new"u8.ToArray());
+
+        Assert.Equal(FileState.Dirty, _rig.StateOf("overwrite.bin"));
+        Assert.Equal("new"u8.ToArray(), await File.ReadAllBytesAsync(_rig.Local("overwrite.bin")));
+        var entry = await _rig.Engine.UploadAsync("overwrite.bin");
+        Assert.Equal(FileState.Cached, entry.State);
+        Assert.Equal("new"u8.ToArray(), await _rig.ObjectBytesAsync("overwrite.bin"));
+    }
+
+    [Fact]
+    public async Task A_new_file_at_a_renamed_stubs_old_path_never_overwrites_the_stubs_only_copy()
+    {
+        var original = await CachedFileAsync("report.pdf", 4000);
+        await _rig.Engine.StubAsync("report.pdf");
+        File.Move(_rig.Local("report.pdf"), _rig.Local("report-old.pdf"));
+        _rig.Engine.Renamed("report.pdf", "report-old.pdf", _rig.Caller, isDirectory: false);
+
+        var replacement = DriveRig.RandomBytes(3000, seed: 42);
+        await _rig.WriteAsync("report.pdf", replacement);
+        await _rig.Engine.UploadAsync("report.pdf");
+        _rig.Clock.Advance(TimeSpan.FromMinutes(5));
+        await _rig.Engine.TickAsync();
+        await _rig.Engine.TickAsync();
+
+        Assert.Equal(original, await _rig.ReadAsync("report-old.pdf"));
+        Assert.Equal(replacement, await _rig.ReadAsync("report.pdf"));
+        Assert.Equal(replacement, await _rig.ObjectBytesAsync("report.pdf"));
+        Assert.Equal(original, await _rig.ObjectBytesAsync("report-old.pdf"));
+    }
+}

@@ -1,0 +1,142 @@
+using System.Diagnostics;
+using GeoDrive.Core.Model;
+using GeoDrive.Engine.Drives;
+using GeoDrive.Policies.Evaluation;
+using GeoDrive.Policies.Loading;
+using GeoDrive.Policies.Model;
+using GeoDrive.State;
+using GeoDrive.Storage.S3;
+
+namespace GeoDrive.TestSupport;
+
+/// <summary>
+/// One drive's engine on real parts: a bucket on the test S3 server, a LiteDB index file in the
+/// cache, a policy parsed from YAML, and a manual clock. Files are written straight into the cache
+/// and reported through the front-end contract, as the FUSE mount would.
+/// </summary>
+public sealed class DriveRig : IAsyncDisposable
+{
+    public const string DefaultPolicy = """
+        apiVersion: geodrive/v1
+        kind: CloudDrivePolicy
+        metadata: { name: engine-tests }
+        spec:
+          stubbing: { enabled: true, accessWait: 1h }
+          upload: { settle: 30s }
+          excludes: [ "**/*.tmp", "Scratch/" ]
+        """;
+
+    private readonly TempDirectory _temp = new("engine");
+    private LiteDbFileIndex _index;
+
+    public DriveRig(S3ServerFixture s3, string? policyYaml = null)
+    {
+        S3 = s3;
+        Bucket = s3.CreateBucket();
+        CachePath = _temp.CreateSubdirectory("cache");
+        Store = new S3ObjectStore(new S3StoreOptions
+        {
+            Endpoint = new Uri(s3.Endpoint),
+            Bucket = Bucket,
+            AccessKey = s3.AccessKey,
+            SecretKey = s3.SecretKey,
+        });
+        Policy = Evaluator(policyYaml ?? DefaultPolicy);
+        _index = OpenIndex();
+        Engine = NewEngine();
+    }
+
+    public S3ServerFixture S3 { get; }
+    public string Bucket { get; }
+    public string CachePath { get; }
+    public S3ObjectStore Store { get; }
+    public PolicyEvaluator Policy { get; }
+    public ManualClock Clock { get; } = new();
+    public DriveEngine Engine { get; private set; }
+    public Caller Caller { get; } = new(Environment.ProcessId, "engine-tests");
+
+    public static PolicyEvaluator Evaluator(string yaml) =>
+        new(EffectivePolicy.Merge([PolicyLoader.Parse(yaml, "test-policy.yaml")]));
+
+    public string Local(string path) => Path.Combine(CachePath, path);
+
+    /// <summary>Writes a file as an application would through the mount: create, write, close.</summary>
+    public async Task WriteAsync(string path, byte[] content)
+    {
+        var local = Local(path);
+        Directory.CreateDirectory(Path.GetDirectoryName(local)!);
+        var existed = File.Exists(local);
+        if (existed)
+        {
+            await Engine.OpenAsync(path, Caller, GeoDrive.Core.Ports.OpenIntent.Truncate);
+        }
+        await File.WriteAllBytesAsync(local, content);
+        if (!existed)
+        {
+            Engine.Created(path, Caller, isDirectory: false);
+        }
+        await Engine.ClosedAsync(path, Caller, modified: true);
+    }
+
+    /// <summary>Opens and reads a file as an application would: the engine recalls a stub first.</summary>
+    public async Task<byte[]> ReadAsync(string path)
+    {
+        await Engine.OpenAsync(path, Caller, GeoDrive.Core.Ports.OpenIntent.Read);
+        var bytes = await File.ReadAllBytesAsync(Local(path));
+        await Engine.ClosedAsync(path, Caller, modified: false);
+        return bytes;
+    }
+
+    public async Task<byte[]?> ObjectBytesAsync(string key)
+    {
+        if (await Store.HeadAsync(key) is null)
+        {
+            return null;
+        }
+        using var buffer = new MemoryStream();
+        await Store.GetAsync(key, buffer);
+        return buffer.ToArray();
+    }
+
+    public FileState StateOf(string path) => Engine.GetFile(path)?.State ?? throw new InvalidOperationException($"no entry for {path}");
+
+    /// <summary>Blocks allocated to a cache file, as `stat -c %b` reports them.</summary>
+    public long AllocatedBlocks(string path)
+    {
+        using var stat = Process.Start(new ProcessStartInfo("stat", ["-c", "%b", Local(path)]) { RedirectStandardOutput = true })!;
+        var output = stat.StandardOutput.ReadToEnd();
+        stat.WaitForExit();
+        return long.Parse(output.Trim(), System.Globalization.CultureInfo.InvariantCulture);
+    }
+
+    /// <summary>Simulates a restart of the service: a new index handle and engine over the same cache.</summary>
+    public async Task<RecoveryReport> RestartAsync()
+    {
+        _index.Dispose();
+        _index = OpenIndex();
+        Engine = NewEngine();
+        return await Engine.StartAsync();
+    }
+
+    public LiteDbFileIndex Index => _index;
+
+    public static byte[] RandomBytes(int length, int seed)
+    {
+        var bytes = new byte[length];
+        new Random(seed).NextBytes(bytes);
+        return bytes;
+    }
+
+    private LiteDbFileIndex OpenIndex() => LiteDbFileIndex.Open(Path.Combine(CachePath, DriveEngineOptions.InternalFolder, "index.db"));
+
+    private DriveEngine NewEngine() =>
+        new(new DriveEngineOptions { Name = "test", CachePath = CachePath }, Store, _index, Policy, Clock);
+
+    public ValueTask DisposeAsync()
+    {
+        _index.Dispose();
+        Store.Dispose();
+        _temp.Dispose();
+        return ValueTask.CompletedTask;
+    }
+}
