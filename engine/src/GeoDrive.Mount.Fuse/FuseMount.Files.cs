@@ -1,0 +1,257 @@
+using System.Buffers;
+using System.Runtime.InteropServices;
+using GeoDrive.Core.Model;
+using GeoDrive.Core.Ports;
+using GeoDrive.Mount.Fuse.Native;
+
+namespace GeoDrive.Mount.Fuse;
+
+/// <summary>File data: open, create, read, write, truncate, flush to disk, close.</summary>
+public sealed partial class FuseMount
+{
+    internal int Open(string fusePath, int flags, out ulong handle)
+    {
+        handle = 0;
+        var path = Relative(fusePath);
+        if (_drive.IsInternalPath(path))
+        {
+            return -Errno.ENOENT;
+        }
+        var access = flags & LibC.OAccMode;
+        var truncating = (flags & LibC.OTrunc) != 0 && access != LibC.ORdOnly;
+        var intent = truncating ? OpenIntent.Truncate : access == LibC.ORdOnly ? OpenIntent.Read : OpenIntent.Write;
+        var caller = CurrentCaller();
+
+        // Counted before the engine hears of it, so another handle's close cannot report "closed" meanwhile.
+        var target = _open.Acquire(path);
+        OpenDecision decision;
+        try
+        {
+            decision = Wait(_drive.OpenAsync(path, caller, intent));
+        }
+        catch
+        {
+            ReleaseAndReport(target, modified: false, caller);
+            throw;
+        }
+
+        switch (decision)
+        {
+            case OpenDecision.Deny:
+            case OpenDecision.Stream when access != LibC.ORdOnly:
+                ReleaseAndReport(target, modified: false, caller);
+                return -Errno.EACCES;
+            case OpenDecision.Stream:
+                handle = _open.Add(new OpenFile(target, -1, streamed: true));
+                return 0;
+        }
+
+        var descriptor = LibC.Open(Local(path), flags & ~(LibC.OCreat | LibC.OExcl), 0);
+        if (descriptor < 0)
+        {
+            var errno = LibC.NegativeErrno();
+            ReleaseAndReport(target, modified: false, caller);
+            return errno;
+        }
+        if (truncating)
+        {
+            _open.MarkModified(target);
+        }
+        handle = _open.Add(new OpenFile(target, descriptor, streamed: false));
+        return 0;
+    }
+
+    internal int Create(string fusePath, uint mode, int flags, out ulong handle)
+    {
+        handle = 0;
+        var path = Relative(fusePath);
+        if (_drive.IsInternalPath(path))
+        {
+            return -Errno.EACCES;
+        }
+        var local = Local(path);
+        var descriptor = LibC.Open(local, flags | LibC.OCreat, mode);
+        if (descriptor < 0)
+        {
+            return LibC.NegativeErrno();
+        }
+        SetOwnerToCaller(local);
+        var caller = CurrentCaller();
+        var target = _open.Acquire(path);
+        _open.MarkModified(target);
+        try
+        {
+            _drive.Created(path, caller, isDirectory: false);
+            Wait(_drive.OpenAsync(path, caller, OpenIntent.Write));
+        }
+        catch
+        {
+            LibC.Close(descriptor);
+            ReleaseAndReport(target, modified: true, caller);
+            throw;
+        }
+        handle = _open.Add(new OpenFile(target, descriptor, streamed: false));
+        return 0;
+    }
+
+    internal unsafe int Read(ulong handle, byte* buffer, int size, long offset)
+    {
+        if (_open.Get(handle) is not { } file)
+        {
+            return -Errno.EBADF;
+        }
+        return file.Streamed ? ReadStreamed(file, buffer, size, offset) : ReadLocal(file.Descriptor, buffer, size, offset);
+    }
+
+    /// <summary>FUSE takes a short read for the end of the file, so the whole range is read unless the file ends.</summary>
+    private static unsafe int ReadLocal(int descriptor, byte* buffer, int size, long offset)
+    {
+        var total = 0;
+        while (total < size)
+        {
+            var n = LibC.PRead(descriptor, buffer + total, (nuint)(size - total), offset + total);
+            if (n < 0)
+            {
+                return LibC.NegativeErrno();
+            }
+            if (n == 0)
+            {
+                break;
+            }
+            total += (int)n;
+        }
+        return total;
+    }
+
+    private unsafe int ReadStreamed(OpenFile file, byte* buffer, int size, long offset)
+    {
+        var rented = ArrayPool<byte>.Shared.Rent(size);
+        try
+        {
+            var total = 0;
+            while (total < size)
+            {
+                var n = Wait(_drive.ReadStreamedAsync(file.Target.Path, offset + total, rented.AsMemory(total, size - total)));
+                if (n == 0)
+                {
+                    break;
+                }
+                total += n;
+            }
+            Marshal.Copy(rented, 0, (nint)buffer, total);
+            return total;
+        }
+        finally
+        {
+            ArrayPool<byte>.Shared.Return(rented);
+        }
+    }
+
+    internal unsafe int Write(ulong handle, byte* buffer, int size, long offset)
+    {
+        if (_open.Get(handle) is not { } file || file.Streamed)
+        {
+            return -Errno.EBADF;
+        }
+        _open.MarkModified(file.Target);
+        var total = 0;
+        while (total < size)
+        {
+            var n = LibC.PWrite(file.Descriptor, buffer + total, (nuint)(size - total), offset + total);
+            if (n < 0)
+            {
+                return LibC.NegativeErrno();
+            }
+            total += (int)n;
+        }
+        return total;
+    }
+
+    internal int Truncate(string? fusePath, long size, ulong handle)
+    {
+        if (handle != 0 && _open.Get(handle) is { Streamed: false } file)
+        {
+            _open.MarkModified(file.Target);
+            return LibC.FTruncate(file.Descriptor, size) == 0 ? 0 : LibC.NegativeErrno();
+        }
+        if (fusePath is null)
+        {
+            return -Errno.EBADF;
+        }
+        // truncate(2) on a path: an open of its own, so a stub is recalled first unless it is cut to 0.
+        var path = Relative(fusePath);
+        if (_drive.IsInternalPath(path))
+        {
+            return -Errno.ENOENT;
+        }
+        var caller = CurrentCaller();
+        var target = _open.Acquire(path);
+        var result = -Errno.EIO;
+        try
+        {
+            var decision = Wait(_drive.OpenAsync(path, caller, size == 0 ? OpenIntent.Truncate : OpenIntent.Write));
+            result = decision != OpenDecision.Local ? -Errno.EACCES
+                : LibC.Truncate(Local(path), size) == 0 ? 0 : LibC.NegativeErrno();
+        }
+        finally
+        {
+            ReleaseAndReport(target, modified: result == 0, caller);
+        }
+        return result;
+    }
+
+    internal int FSync(ulong handle, bool dataOnly)
+    {
+        if (_open.Get(handle) is not { } file)
+        {
+            return -Errno.EBADF;
+        }
+        if (file.Streamed)
+        {
+            return 0;
+        }
+        var result = dataOnly ? LibC.FDataSync(file.Descriptor) : LibC.FSync(file.Descriptor);
+        return result == 0 ? 0 : LibC.NegativeErrno();
+    }
+
+    internal int Release(string? fusePath, ulong handle)
+    {
+        if (_open.Get(handle) is not { } file)
+        {
+            return -Errno.EBADF;
+        }
+        if (file.Descriptor >= 0)
+        {
+            LibC.Close(file.Descriptor);
+        }
+        try
+        {
+            ReleaseAndReport(file.Target, modified: false, CurrentCaller());
+        }
+        finally
+        {
+            // Counted as open until the engine has heard of the close.
+            _open.Remove(handle);
+        }
+        return 0;
+    }
+
+    /// <summary>Drops one open of a path; the last one tells the engine, with "modified" if any handle changed the file.</summary>
+    private void ReleaseAndReport(OpenPath target, bool modified, Caller caller)
+    {
+        if (_open.Release(target, modified, out var path, out var anyModified))
+        {
+            Wait(_drive.ClosedAsync(path, caller, anyModified));
+        }
+    }
+
+    private static T Wait<T>(ValueTask<T> task) => task.IsCompletedSuccessfully ? task.Result : task.AsTask().GetAwaiter().GetResult();
+
+    private static void Wait(ValueTask task)
+    {
+        if (!task.IsCompletedSuccessfully)
+        {
+            task.AsTask().GetAwaiter().GetResult();
+        }
+    }
+}

@@ -1,0 +1,137 @@
+using GeoDrive.Mount.Fuse.Native;
+
+namespace GeoDrive.Mount.Fuse;
+
+/// <summary>Names: look up, list, make and remove folders, delete and rename.</summary>
+public sealed partial class FuseMount
+{
+    internal int GetAttr(string? fusePath, nint stat, ulong handle)
+    {
+        if (fusePath is null)
+        {
+            // An open file whose name is gone (unlinked while open).
+            return _open.Get(handle) is { Descriptor: >= 0 } file
+                ? (LibC.FStat(file.Descriptor, stat) == 0 ? 0 : LibC.NegativeErrno())
+                : -Errno.ENOENT;
+        }
+        var path = Relative(fusePath);
+        if (_drive.IsInternalPath(path))
+        {
+            return -Errno.ENOENT;
+        }
+        var local = Local(path);
+        if (LibC.LStat(local, stat) == 0)
+        {
+            return 0;
+        }
+        var errno = LibC.NegativeErrno();
+        if (errno == -Errno.ENOENT && path.Length > 0 && Wait(_drive.LookupMissingAsync(path, CurrentCaller())))
+        {
+            return LibC.LStat(local, stat) == 0 ? 0 : LibC.NegativeErrno();
+        }
+        return errno;
+    }
+
+    internal int ReadDir(string fusePath, Func<string, bool> add)
+    {
+        var path = Relative(fusePath);
+        if (_drive.IsInternalPath(path))
+        {
+            return -Errno.ENOENT;
+        }
+        Wait(_drive.BeforeEnumerateAsync(path, CurrentCaller()));
+        var local = Local(path);
+        if (!Directory.Exists(local))
+        {
+            return -Errno.ENOENT;
+        }
+        if (!add(".") || !add(".."))
+        {
+            return 0;
+        }
+        foreach (var entry in Directory.EnumerateFileSystemEntries(local))
+        {
+            var name = Path.GetFileName(entry);
+            if (path.Length == 0 && _drive.IsInternalPath(name))
+            {
+                continue;
+            }
+            if (!add(name))
+            {
+                break;
+            }
+        }
+        return 0;
+    }
+
+    internal int MkDir(string fusePath, uint mode)
+    {
+        var path = Relative(fusePath);
+        if (_drive.IsInternalPath(path))
+        {
+            return -Errno.EACCES;
+        }
+        var local = Local(path);
+        if (LibC.MkDir(local, mode) != 0)
+        {
+            return LibC.NegativeErrno();
+        }
+        SetOwnerToCaller(local);
+        _drive.Created(path, CurrentCaller(), isDirectory: true);
+        return 0;
+    }
+
+    internal int Unlink(string fusePath)
+    {
+        var path = Relative(fusePath);
+        if (_drive.IsInternalPath(path))
+        {
+            return -Errno.ENOENT;
+        }
+        if (LibC.Unlink(Local(path)) != 0)
+        {
+            return LibC.NegativeErrno();
+        }
+        _drive.Deleted(path, CurrentCaller(), isDirectory: false);
+        return 0;
+    }
+
+    internal int RmDir(string fusePath)
+    {
+        var path = Relative(fusePath);
+        if (_drive.IsInternalPath(path))
+        {
+            return -Errno.ENOENT;
+        }
+        if (LibC.RmDir(Local(path)) != 0)
+        {
+            return LibC.NegativeErrno();
+        }
+        _drive.Deleted(path, CurrentCaller(), isDirectory: true);
+        return 0;
+    }
+
+    internal int Rename(string fromFusePath, string toFusePath, uint flags)
+    {
+        var from = Relative(fromFusePath);
+        var to = Relative(toFusePath);
+        if (_drive.IsInternalPath(from) || _drive.IsInternalPath(to))
+        {
+            return -Errno.EACCES;
+        }
+        if ((flags & LibC.RenameExchange) != 0)
+        {
+            // Swapping two names atomically would need two uploads to agree; not offered.
+            return -Errno.EINVAL;
+        }
+        var localFrom = Local(from);
+        var isDirectory = Directory.Exists(localFrom);
+        if (LibC.RenameAt2(LibC.AtFdCwd, localFrom, LibC.AtFdCwd, Local(to), flags) != 0)
+        {
+            return LibC.NegativeErrno();
+        }
+        _open.Rename(from, to);
+        _drive.Renamed(from, to, CurrentCaller(), isDirectory);
+        return 0;
+    }
+}

@@ -1,0 +1,270 @@
+using System.Runtime.InteropServices;
+using GeoDrive.Core.Errors;
+using GeoDrive.Core.Paths;
+using GeoDrive.Core.Ports;
+using GeoDrive.Mount.Fuse.Native;
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Logging.Abstractions;
+
+namespace GeoDrive.Mount.Fuse;
+
+/// <summary>Tunables of one FUSE mount.</summary>
+public sealed class FuseMountOptions
+{
+    /// <summary>Shown as the mount's source in /proc/mounts and df ("geodrive:NAME").</summary>
+    public string DriveName { get; init; } = "drive";
+
+    /// <summary>Most requests served at once (each recall holds one until its data is back).</summary>
+    public int MaxThreads { get; init; } = 16;
+
+    /// <summary>How long the kernel may trust a file's attributes and a name lookup.</summary>
+    public TimeSpan AttributeTimeout { get; init; } = TimeSpan.FromSeconds(1);
+
+    public ILogger Logger { get; init; } = NullLogger.Instance;
+}
+
+/// <summary>
+/// A drive's cache folder mounted at its mount path through FUSE 3 (DESIGN.md §4). Each request is
+/// served from the cache file after asking the engine: open recalls a stub (or streams, or denies,
+/// by the caller's process rule), the last close reports "modified", and create, delete and rename
+/// are reported as they happen. The engine's own folder (.geodrive) is hidden and refused.
+/// </summary>
+public sealed partial class FuseMount : IDisposable
+{
+    private readonly IDriveFileSystem _drive;
+    private readonly FuseMountOptions _options;
+    private readonly ILogger _logger;
+    private readonly OpenFiles _open = new();
+    private readonly bool _runningAsRoot = LibC.GetEUid() == 0;
+    private readonly ManualResetEventSlim _loopEnded = new(false);
+    private GCHandle _self;
+    private nint _fuse;
+    private Thread? _loop;
+    private int _unmounted;
+
+    private FuseMount(string mountPath, IDriveFileSystem drive, FuseMountOptions options)
+    {
+        MountPath = mountPath;
+        _drive = drive;
+        _options = options;
+        _logger = options.Logger;
+    }
+
+    public string MountPath { get; }
+
+    /// <summary>Handles open through the mount right now.</summary>
+    public int OpenHandleCount => _open.HandleCount;
+
+    /// <summary>Mounts <paramref name="drive"/>'s cache at <paramref name="mountPath"/>; throws MountFailed with what to do.</summary>
+    public static FuseMount Mount(string mountPath, IDriveFileSystem drive, FuseMountOptions? options = null)
+    {
+        ArgumentNullException.ThrowIfNull(drive);
+        var full = Path.TrimEndingDirectorySeparator(Path.GetFullPath(mountPath));
+        ClearStaleMount(full);
+        if (!Directory.Exists(full))
+        {
+            throw new GeoDriveException(ErrorIds.MountPathNotFound, ErrorKind.ObjectNotFound,
+                $"The mount path '{full}' does not exist.", "Create the folder (empty) first, e.g. mkdir -p " + full);
+        }
+        if (!File.Exists("/dev/fuse"))
+        {
+            throw MountFailed(full, "/dev/fuse is missing", "Load the FUSE module (modprobe fuse) or give the container /dev/fuse.");
+        }
+        var mount = new FuseMount(full, drive, options ?? new FuseMountOptions());
+        mount.Start();
+        return mount;
+    }
+
+    /// <summary>The mount that libfuse's current request is for (its private data).</summary>
+    internal static unsafe FuseMount? FromContext()
+    {
+        var context = LibFuse.GetContext();
+        if (context is null || context->PrivateData == 0)
+        {
+            return null;
+        }
+        return GCHandle.FromIntPtr(context->PrivateData).Target as FuseMount;
+    }
+
+    private unsafe void Start()
+    {
+        _self = GCHandle.Alloc(this);
+        var timeout = _options.AttributeTimeout.TotalSeconds.ToString("0.###", System.Globalization.CultureInfo.InvariantCulture);
+        // default_permissions: the kernel checks modes and owners against what getattr returns.
+        var mountOptions = $"fsname=geodrive:{_options.DriveName},subtype=geodrive,default_permissions," +
+                           $"attr_timeout={timeout},entry_timeout={timeout},negative_timeout=0" +
+                           (_runningAsRoot ? ",allow_other" : "");
+        string[] arguments = ["geodrive", "-o", mountOptions];
+        var argv = arguments.Select(Marshal.StringToCoTaskMemUTF8).ToArray();
+        var argvBlock = Marshal.AllocHGlobal(nint.Size * (argv.Length + 1));
+        var operations = FuseCallbacks.Table();
+        try
+        {
+            for (var i = 0; i < argv.Length; i++)
+            {
+                Marshal.WriteIntPtr(argvBlock, i * nint.Size, argv[i]);
+            }
+            Marshal.WriteIntPtr(argvBlock, argv.Length * nint.Size, 0);
+            var args = new FuseArgs { Argc = argv.Length, Argv = argvBlock, Allocated = 0 };
+            _fuse = LibFuse.New(&args, &operations, (nuint)sizeof(FuseOperations), GCHandle.ToIntPtr(_self));
+            if (args.Allocated != 0)
+            {
+                LibFuse.FreeArgs(&args);
+            }
+            if (_fuse == 0)
+            {
+                throw MountFailed(MountPath, "libfuse refused the mount options", "See the service log; check that fuse3 is installed (apt-get install fuse3).");
+            }
+            if (LibFuse.Mount(_fuse, MountPath) != 0)
+            {
+                LibFuse.Destroy(_fuse);
+                _fuse = 0;
+                throw MountFailed(MountPath, "the kernel refused the mount",
+                    "Check that the folder is empty and not already mounted, that /dev/fuse is usable, and that the service runs as root.");
+            }
+        }
+        catch
+        {
+            _self.Free();
+            throw;
+        }
+        finally
+        {
+            Marshal.FreeHGlobal(argvBlock);
+            foreach (var arg in argv)
+            {
+                Marshal.FreeCoTaskMem(arg);
+            }
+        }
+
+        _loop = new Thread(RunLoop) { Name = $"fuse:{_options.DriveName}", IsBackground = true };
+        _loop.Start();
+        _logger.LogInformation("Mounted {Cache} at {Mount}", _drive.CachePath, MountPath);
+    }
+
+    private void RunLoop()
+    {
+        var config = LibFuse.LoopConfigCreate();
+        try
+        {
+            LibFuse.LoopConfigSetMaxThreads(config, (uint)Math.Max(2, _options.MaxThreads));
+            LibFuse.LoopConfigSetIdleThreads(config, 4);
+            var result = LibFuse.LoopMultiThreaded(_fuse, config);
+            if (result != 0 && Volatile.Read(ref _unmounted) == 0)
+            {
+                _logger.LogError("The FUSE loop of {Mount} ended with {Result}", MountPath, result);
+            }
+        }
+        finally
+        {
+            LibFuse.LoopConfigDestroy(config);
+            _loopEnded.Set();
+        }
+    }
+
+    /// <summary>Unmounts (lazily, so a busy mount detaches at once) and waits for the loop to end.</summary>
+    public void Unmount()
+    {
+        if (Interlocked.Exchange(ref _unmounted, 1) != 0 || _fuse == 0)
+        {
+            return;
+        }
+        LibFuse.Exit(_fuse);
+        if (LibC.UMount2(MountPath, LibC.MntDetach) != 0)
+        {
+            RunFusermount(MountPath);
+        }
+        if (!_loopEnded.Wait(TimeSpan.FromSeconds(30)))
+        {
+            // Something still holds a file open under the detached mount; the loop ends when it closes.
+            _logger.LogWarning("The FUSE loop of {Mount} is still serving open files after unmount", MountPath);
+            return;
+        }
+        LibFuse.Unmount(_fuse);
+        LibFuse.Destroy(_fuse);
+        _fuse = 0;
+        _self.Free();
+        _logger.LogInformation("Unmounted {Mount}", MountPath);
+    }
+
+    public void Dispose() => Unmount();
+
+    /// <summary>
+    /// A service killed while mounted leaves the kernel mount behind ("Transport endpoint is not
+    /// connected"); it is detached before mounting again.
+    /// </summary>
+    private static void ClearStaleMount(string path)
+    {
+        var buffer = Marshal.AllocHGlobal(512);
+        try
+        {
+            if (LibC.LStat(path, buffer) == 0 || Marshal.GetLastPInvokeError() != Errno.ENOTCONN)
+            {
+                return;
+            }
+        }
+        finally
+        {
+            Marshal.FreeHGlobal(buffer);
+        }
+        if (LibC.UMount2(path, LibC.MntDetach) != 0)
+        {
+            RunFusermount(path);
+        }
+    }
+
+    private static void RunFusermount(string path)
+    {
+        try
+        {
+            using var process = System.Diagnostics.Process.Start(new System.Diagnostics.ProcessStartInfo("fusermount3", ["-u", "-z", path])
+            {
+                RedirectStandardError = true,
+                RedirectStandardOutput = true,
+            });
+            process?.WaitForExit(10_000);
+        }
+        catch (System.ComponentModel.Win32Exception)
+        {
+            // fusermount3 is not installed; umount2 already said no, nothing more to try.
+        }
+    }
+
+    private static GeoDriveException MountFailed(string mountPath, string why, string remedy) => new(
+        ErrorIds.MountFailed, ErrorKind.ResourceUnavailable, $"The drive could not be mounted at '{mountPath}': {why}.", remedy);
+
+    /// <summary>The drive-relative path of a FUSE path ("/a/b" → "a/b", "/" → "").</summary>
+    private static string Relative(string fusePath) => fusePath.Length <= 1 ? "" : fusePath[1..];
+
+    private string Local(string relative) => relative.Length == 0 ? _drive.CachePath : DrivePath.ToLocal(_drive.CachePath, relative);
+
+    /// <summary>Logs an unexpected failure of one request and turns it into an errno for the application.</summary>
+    internal int Fail(string? path, Exception exception)
+    {
+        var errno = ErrnoFor(exception);
+        if (errno == Errno.EIO)
+        {
+            _logger.LogError(exception, "FUSE request on {Path} failed", path);
+        }
+        else
+        {
+            _logger.LogInformation("FUSE request on {Path} refused: {Message}", path, exception.Message);
+        }
+        return -errno;
+    }
+
+    internal static int ErrnoFor(Exception exception) => exception switch
+    {
+        GeoDriveException { Kind: ErrorKind.PermissionDenied } => Errno.EACCES,
+        GeoDriveException { ErrorId: ErrorIds.RecallDenied } => Errno.EACCES,
+        GeoDriveException { ErrorId: ErrorIds.FileNotFound } => Errno.ENOENT,
+        GeoDriveException { ErrorId: ErrorIds.HostileObjectKey } => Errno.EINVAL,
+        GeoDriveException { ErrorId: ErrorIds.FileBusy } => Errno.EBUSY,
+        GeoDriveException { Kind: ErrorKind.ConnectionError } => Errno.EHOSTUNREACH,
+        OperationCanceledException => Errno.ETIMEDOUT,
+        FileNotFoundException or DirectoryNotFoundException => Errno.ENOENT,
+        UnauthorizedAccessException => Errno.EACCES,
+        IOException io when io.HResult == Errno.ENOSPC || io.Message.Contains("No space left", StringComparison.Ordinal) => Errno.ENOSPC,
+        _ => Errno.EIO,
+    };
+}

@@ -1,0 +1,121 @@
+using System.Runtime.InteropServices;
+
+namespace GeoDrive.Mount.Fuse.Native;
+
+/// <summary>
+/// The libc calls the mount makes on the cache folder. Structures the kernel defines (struct stat,
+/// struct statvfs, struct timespec[2]) are never laid out here: libfuse hands us its buffer and libc
+/// fills it, so the mount is right on every Linux architecture.
+/// </summary>
+internal static partial class LibC
+{
+    private const string Library = "libc.so.6";
+
+    public const int AtFdCwd = -100;
+    public const int AtSymlinkNoFollow = 0x100;
+    public const int MntDetach = 2;
+    public const uint RenameNoReplace = 1;
+    public const uint RenameExchange = 2;
+
+    public const int ORdOnly = 0;
+    public const int OAccMode = 3;
+    public const int OCreat = 0x40;
+    public const int OExcl = 0x80;
+    public const int OTrunc = 0x200;
+
+    [LibraryImport(Library, EntryPoint = "open", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    public static partial int Open(string path, int flags, uint mode);
+
+    [LibraryImport(Library, EntryPoint = "close", SetLastError = true)]
+    public static partial int Close(int fd);
+
+    [LibraryImport(Library, EntryPoint = "pread", SetLastError = true)]
+    public static unsafe partial nint PRead(int fd, byte* buffer, nuint count, long offset);
+
+    [LibraryImport(Library, EntryPoint = "pwrite", SetLastError = true)]
+    public static unsafe partial nint PWrite(int fd, byte* buffer, nuint count, long offset);
+
+    [LibraryImport(Library, EntryPoint = "ftruncate", SetLastError = true)]
+    public static partial int FTruncate(int fd, long length);
+
+    [LibraryImport(Library, EntryPoint = "truncate", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    public static partial int Truncate(string path, long length);
+
+    [LibraryImport(Library, EntryPoint = "fsync", SetLastError = true)]
+    public static partial int FSync(int fd);
+
+    [LibraryImport(Library, EntryPoint = "fdatasync", SetLastError = true)]
+    public static partial int FDataSync(int fd);
+
+    [LibraryImport(Library, EntryPoint = "lstat", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    public static partial int LStat(string path, nint statBuffer);
+
+    [LibraryImport(Library, EntryPoint = "fstat", SetLastError = true)]
+    public static partial int FStat(int fd, nint statBuffer);
+
+    [LibraryImport(Library, EntryPoint = "statvfs", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    public static partial int StatVfs(string path, nint statVfsBuffer);
+
+    [LibraryImport(Library, EntryPoint = "mkdir", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    public static partial int MkDir(string path, uint mode);
+
+    [LibraryImport(Library, EntryPoint = "rmdir", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    public static partial int RmDir(string path);
+
+    [LibraryImport(Library, EntryPoint = "unlink", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    public static partial int Unlink(string path);
+
+    [LibraryImport(Library, EntryPoint = "renameat2", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    public static partial int RenameAt2(int oldDirFd, string oldPath, int newDirFd, string newPath, uint flags);
+
+    [LibraryImport(Library, EntryPoint = "chmod", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    public static partial int ChMod(string path, uint mode);
+
+    [LibraryImport(Library, EntryPoint = "lchown", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    public static partial int LChOwn(string path, uint uid, uint gid);
+
+    [LibraryImport(Library, EntryPoint = "utimensat", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    public static partial int UTimensAt(int dirFd, string path, nint times, int flags);
+
+    [LibraryImport(Library, EntryPoint = "lgetxattr", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    public static partial nint LGetXAttr(string path, string name, nint value, nuint size);
+
+    [LibraryImport(Library, EntryPoint = "lsetxattr", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    public static partial int LSetXAttr(string path, string name, nint value, nuint size, int flags);
+
+    [LibraryImport(Library, EntryPoint = "llistxattr", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    public static partial nint LListXAttr(string path, nint list, nuint size);
+
+    [LibraryImport(Library, EntryPoint = "lremovexattr", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    public static partial int LRemoveXAttr(string path, string name);
+
+    [LibraryImport(Library, EntryPoint = "umount2", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    public static partial int UMount2(string target, int flags);
+
+    [LibraryImport(Library, EntryPoint = "geteuid")]
+    public static partial uint GetEUid();
+
+    /// <summary>The errno of the last call above, negated as FUSE callbacks return it.</summary>
+    public static int NegativeErrno() => -Marshal.GetLastPInvokeError();
+}
+
+/// <summary>The errno values the mount returns (Linux generic numbering, the same on x86_64 and arm64).</summary>
+internal static class Errno
+{
+    public const int EPERM = 1;
+    public const int ENOENT = 2;
+    public const int EIO = 5;
+    public const int EBADF = 9;
+    public const int EACCES = 13;
+    public const int EBUSY = 16;
+    public const int EEXIST = 17;
+    public const int EINVAL = 22;
+    public const int ENOSPC = 28;
+    public const int ERANGE = 34;
+    public const int ENOSYS = 38;
+    public const int ENODATA = 61;
+    public const int EILSEQ = 84;
+    public const int ENOTCONN = 107;
+    public const int ETIMEDOUT = 110;
+    public const int EHOSTUNREACH = 113;
+}

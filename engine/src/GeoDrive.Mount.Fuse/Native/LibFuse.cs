@@ -1,0 +1,131 @@
+using System.Runtime.InteropServices;
+
+namespace GeoDrive.Mount.Fuse.Native;
+
+/// <summary>
+/// libfuse3's high-level API (fuse.h, FUSE_USE_VERSION 312 as served by Debian's fuse3 3.14).
+/// dlsym returns each symbol's default version: fuse_new@@FUSE_3.1, fuse_loop_mt@@FUSE_3.12.
+/// </summary>
+internal static unsafe partial class LibFuse
+{
+    public const string Library = "libfuse3.so.3";
+
+    [LibraryImport(Library, EntryPoint = "fuse_new")]
+    public static partial nint New(FuseArgs* args, FuseOperations* operations, nuint operationsSize, nint privateData);
+
+    [LibraryImport(Library, EntryPoint = "fuse_mount", StringMarshalling = StringMarshalling.Utf8)]
+    public static partial int Mount(nint fuse, string mountPoint);
+
+    [LibraryImport(Library, EntryPoint = "fuse_loop_mt")]
+    public static partial int LoopMultiThreaded(nint fuse, nint loopConfig);
+
+    [LibraryImport(Library, EntryPoint = "fuse_loop_cfg_create")]
+    public static partial nint LoopConfigCreate();
+
+    [LibraryImport(Library, EntryPoint = "fuse_loop_cfg_destroy")]
+    public static partial void LoopConfigDestroy(nint loopConfig);
+
+    [LibraryImport(Library, EntryPoint = "fuse_loop_cfg_set_max_threads")]
+    public static partial void LoopConfigSetMaxThreads(nint loopConfig, uint maxThreads);
+
+    [LibraryImport(Library, EntryPoint = "fuse_loop_cfg_set_idle_threads")]
+    public static partial void LoopConfigSetIdleThreads(nint loopConfig, uint idleThreads);
+
+    [LibraryImport(Library, EntryPoint = "fuse_exit")]
+    public static partial void Exit(nint fuse);
+
+    [LibraryImport(Library, EntryPoint = "fuse_unmount")]
+    public static partial void Unmount(nint fuse);
+
+    [LibraryImport(Library, EntryPoint = "fuse_destroy")]
+    public static partial void Destroy(nint fuse);
+
+    [LibraryImport(Library, EntryPoint = "fuse_get_context")]
+    public static partial FuseContext* GetContext();
+
+    [LibraryImport(Library, EntryPoint = "fuse_opt_free_args")]
+    public static partial void FreeArgs(FuseArgs* args);
+}
+
+[StructLayout(LayoutKind.Sequential)]
+internal struct FuseArgs
+{
+    public int Argc;
+    public nint Argv;
+    public int Allocated;
+}
+
+/// <summary>struct fuse_context: who made the current request.</summary>
+[StructLayout(LayoutKind.Sequential)]
+internal struct FuseContext
+{
+    public nint Fuse;
+    public uint Uid;
+    public uint Gid;
+    public int Pid;
+    public nint PrivateData;
+    public uint Umask;
+}
+
+/// <summary>struct fuse_file_info: open flags and our handle (fh); the bit fields are left as libfuse set them.</summary>
+[StructLayout(LayoutKind.Sequential)]
+internal struct FuseFileInfo
+{
+    public int Flags;
+    public uint BitFields;
+    public uint Padding2;
+    public ulong FileHandle;
+    public ulong LockOwner;
+    public uint PollEvents;
+}
+
+/// <summary>
+/// struct fuse_operations up to lseek, in declaration order. Unset entries are null: libfuse answers
+/// ENOSYS for them (or does without, as for opendir/access).
+/// </summary>
+[StructLayout(LayoutKind.Sequential)]
+internal unsafe struct FuseOperations
+{
+    public delegate* unmanaged<byte*, nint, FuseFileInfo*, int> GetAttr;
+    public nint ReadLink;
+    public nint MkNod;
+    public delegate* unmanaged<byte*, uint, int> MkDir;
+    public delegate* unmanaged<byte*, int> Unlink;
+    public delegate* unmanaged<byte*, int> RmDir;
+    public delegate* unmanaged<byte*, byte*, int> Symlink;
+    public delegate* unmanaged<byte*, byte*, uint, int> Rename;
+    public delegate* unmanaged<byte*, byte*, int> Link;
+    public delegate* unmanaged<byte*, uint, FuseFileInfo*, int> ChMod;
+    public delegate* unmanaged<byte*, uint, uint, FuseFileInfo*, int> ChOwn;
+    public delegate* unmanaged<byte*, long, FuseFileInfo*, int> Truncate;
+    public delegate* unmanaged<byte*, FuseFileInfo*, int> Open;
+    public delegate* unmanaged<byte*, byte*, nuint, long, FuseFileInfo*, int> Read;
+    public delegate* unmanaged<byte*, byte*, nuint, long, FuseFileInfo*, int> Write;
+    public delegate* unmanaged<byte*, nint, int> StatFs;
+    public nint Flush;
+    public delegate* unmanaged<byte*, FuseFileInfo*, int> Release;
+    public delegate* unmanaged<byte*, int, FuseFileInfo*, int> FSync;
+    public delegate* unmanaged<byte*, byte*, byte*, nuint, int, int> SetXAttr;
+    public delegate* unmanaged<byte*, byte*, byte*, nuint, int> GetXAttr;
+    public delegate* unmanaged<byte*, byte*, nuint, int> ListXAttr;
+    public delegate* unmanaged<byte*, byte*, int> RemoveXAttr;
+    public nint OpenDir;
+    public delegate* unmanaged<byte*, nint, delegate* unmanaged<nint, byte*, nint, long, int, int>, long, FuseFileInfo*, int, int> ReadDir;
+    public nint ReleaseDir;
+    public nint FSyncDir;
+    public delegate* unmanaged<nint, nint, nint> Init;
+    public nint Destroy;
+    public nint Access;
+    public delegate* unmanaged<byte*, uint, FuseFileInfo*, int> Create;
+    public nint Lock;
+    public delegate* unmanaged<byte*, nint, FuseFileInfo*, int> UTimens;
+    public nint BMap;
+    public nint IoCtl;
+    public nint Poll;
+    public nint WriteBuf;
+    public nint ReadBuf;
+    public nint FLock;
+    public nint FAllocate;
+    public nint CopyFileRange;
+    public nint LSeek;
+}

@@ -1,0 +1,44 @@
+using System.Collections.Concurrent;
+using GeoDrive.Core.Model;
+using GeoDrive.Core.Ports;
+
+namespace GeoDrive.Mount.Fuse.Tests;
+
+/// <summary>Passes every call on to the real engine and remembers who made each open and listing.</summary>
+public sealed class CallerRecorder(IDriveFileSystem engine) : IDriveFileSystem
+{
+    public ConcurrentQueue<(string Operation, string Path, Caller Caller)> Calls { get; } = new();
+
+    public string CachePath => engine.CachePath;
+
+    public ValueTask BeforeEnumerateAsync(string path, Caller caller, CancellationToken cancellationToken = default)
+    {
+        Calls.Enqueue(("enumerate", path, caller));
+        return engine.BeforeEnumerateAsync(path, caller, cancellationToken);
+    }
+
+    public ValueTask<bool> LookupMissingAsync(string path, Caller caller, CancellationToken cancellationToken = default) =>
+        engine.LookupMissingAsync(path, caller, cancellationToken);
+
+    public ValueTask<OpenDecision> OpenAsync(string path, Caller caller, OpenIntent intent, CancellationToken cancellationToken = default)
+    {
+        Calls.Enqueue(("open", path, caller));
+        return engine.OpenAsync(path, caller, intent, cancellationToken);
+    }
+
+    public ValueTask<int> ReadStreamedAsync(string path, long offset, Memory<byte> buffer, CancellationToken cancellationToken = default) =>
+        engine.ReadStreamedAsync(path, offset, buffer, cancellationToken);
+
+    public ValueTask ClosedAsync(string path, Caller caller, bool modified, CancellationToken cancellationToken = default) =>
+        engine.ClosedAsync(path, caller, modified, cancellationToken);
+
+    public void Created(string path, Caller caller, bool isDirectory) => engine.Created(path, caller, isDirectory);
+
+    public void Deleted(string path, Caller caller, bool isDirectory) => engine.Deleted(path, caller, isDirectory);
+
+    public void Renamed(string oldPath, string newPath, Caller caller, bool isDirectory) => engine.Renamed(oldPath, newPath, caller, isDirectory);
+
+    public string? GetStateAttribute(string path) => engine.GetStateAttribute(path);
+
+    public bool IsInternalPath(string path) => engine.IsInternalPath(path);
+}

@@ -1,0 +1,104 @@
+using System.Diagnostics;
+using GeoDrive.Core.Model;
+using GeoDrive.TestSupport;
+
+namespace GeoDrive.Mount.Fuse.Tests;
+
+/// <summary>What only the Linux front end shows: callers from /proc, the state xattr, names that are not UTF-8.</summary>
+public sealed class FuseMountTests(S3ServerFixture s3) : IClassFixture<S3ServerFixture>, IAsyncLifetime
+{
+    private readonly DriveRig _rig = new(s3);
+    private readonly TempDirectory _mountFolder = new("mnt");
+    private CallerRecorder _recorder = null!;
+    private FuseMountedDrive _mounted = null!;
+
+    public Task InitializeAsync()
+    {
+        _recorder = new CallerRecorder(_rig.Engine);
+        _mounted = new FuseMountedDrive(_recorder, _mountFolder.Path);
+        return Task.CompletedTask;
+    }
+
+    public async Task DisposeAsync()
+    {
+        await _mounted.DisposeAsync();
+        await _rig.DisposeAsync();
+        _mountFolder.Dispose();
+    }
+
+    private string Mounted(string path) => Path.Combine(_mounted.Root, path);
+
+    private static (int ExitCode, int Pid, string Output, string Errors) Run(string file, params string[] arguments)
+    {
+        using var process = Process.Start(new ProcessStartInfo(file, arguments) { RedirectStandardOutput = true, RedirectStandardError = true })!;
+        var errors = process.StandardError.ReadToEndAsync();
+        var output = process.StandardOutput.ReadToEnd();
+        process.WaitForExit();
+        return (process.ExitCode, process.Id, output, errors.Result);
+    }
+
+    [Fact]
+    public async Task The_engine_hears_which_process_opened_a_file_and_listed_a_folder()
+    {
+        await File.WriteAllTextAsync(Mounted("note.txt"), "hello");
+
+        var cat = Run("cat", Mounted("note.txt"));
+        var ls = Run("ls", _mounted.Root);
+
+        Assert.Equal((0, "hello"), (cat.ExitCode, cat.Output));
+        Assert.Contains(_recorder.Calls, c => c is { Operation: "open", Path: "note.txt" } && c.Caller.ImageName == "cat" && c.Caller.ProcessId == cat.Pid);
+        Assert.Contains(_recorder.Calls, c => c is { Operation: "enumerate", Path: "" } && c.Caller.ImageName == "ls" && c.Caller.ProcessId == ls.Pid);
+    }
+
+    [Fact]
+    public async Task The_state_shows_as_an_extended_attribute_that_applications_cannot_set()
+    {
+        await File.WriteAllTextAsync(Mounted("x.txt"), "x");
+
+        var read = Run("getfattr", "--only-values", "-n", FuseMount.StateAttribute, Mounted("x.txt"));
+        var listed = Run("getfattr", "-d", Mounted("x.txt"));
+        var set = Run("setfattr", "-n", FuseMount.StateAttribute, "-v", "Cached", Mounted("x.txt"));
+
+        Assert.Equal("Dirty", read.Output.Trim());
+        Assert.Contains(FuseMount.StateAttribute, listed.Output, StringComparison.Ordinal);
+        Assert.NotEqual(0, set.ExitCode);
+        Assert.Equal(FileState.Dirty, _rig.StateOf("x.txt"));
+    }
+
+    [Fact]
+    public void A_name_that_is_not_utf8_is_refused_and_nothing_is_written_to_the_cache()
+    {
+        var touch = Run("bash", "-c", "touch \"$1\"/$'bad\\xff.txt'", "bash", _mounted.Root);
+
+        Assert.NotEqual(0, touch.ExitCode);
+        Assert.Equal([".geodrive"], Directory.EnumerateFileSystemEntries(_rig.CachePath).Select(Path.GetFileName));
+    }
+
+    [Fact]
+    public async Task A_stub_truncated_on_open_by_a_shell_redirect_is_not_recalled()
+    {
+        await File.WriteAllBytesAsync(Mounted("old.bin"), DriveRig.RandomBytes(100_000, 1));
+        await _mounted.WaitForClosesAsync();
+        _rig.Clock.Advance(TimeSpan.FromHours(1));
+        await _rig.Engine.TickAsync();
+        await _rig.Engine.StubAsync("old.bin");
+
+        var shell = Run("bash", "-c", "echo new > \"$1\"", "bash", Mounted("old.bin"));
+
+        Assert.Equal(0, shell.ExitCode);
+        Assert.Equal("new\n", await File.ReadAllTextAsync(Mounted("old.bin")));
+        Assert.Empty(_rig.Engine.ReadEvents(kind: DriveEventKind.Recall));
+    }
+
+    [Fact]
+    public void Links_are_refused_with_a_permission_error()
+    {
+        File.WriteAllText(Mounted("target.txt"), "t");
+
+        var symlink = Run("ln", "-s", "target.txt", Mounted("link.txt"));
+        var hardLink = Run("ln", Mounted("target.txt"), Mounted("hard.txt"));
+
+        Assert.Contains("not permitted", symlink.Errors, StringComparison.Ordinal);
+        Assert.Contains("not permitted", hardLink.Errors, StringComparison.Ordinal);
+    }
+}
