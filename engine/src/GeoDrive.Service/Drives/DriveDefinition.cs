@@ -1,0 +1,28 @@
+namespace GeoDrive.Service.Drives;
+
+/// <summary>What the service remembers of a drive across restarts (drives.json). No secrets here.</summary>
+public sealed class DriveDefinition
+{
+    public required string Name { get; init; }
+    public required string CachePath { get; init; }
+    public required string MountPath { get; init; }
+    public required string Endpoint { get; init; }
+    public required string Bucket { get; init; }
+    public string Prefix { get; init; } = "";
+    public string Region { get; init; } = "us-east-1";
+    public bool ForcePathStyle { get; init; } = true;
+    public string[] PolicyPaths { get; init; } = [];
+
+    /// <summary>Whether the administrator wants it mounted; a restart restores that.</summary>
+    public bool Mounted { get; set; }
+}
+
+/// <summary>The access key pair of one drive, kept in a root-only file.</summary>
+public sealed class DriveCredential
+{
+    public required string AccessKey { get; init; }
+    public required string SecretKey { get; init; }
+
+    // Never let a secret reach a log through ToString.
+    public override string ToString() => $"AccessKey {AccessKey}";
+}

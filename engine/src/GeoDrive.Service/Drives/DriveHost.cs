@@ -1,0 +1,115 @@
+using GeoDrive.Api;
+using GeoDrive.Core.Model;
+using GeoDrive.Core.Ports;
+using GeoDrive.Engine.Drives;
+using GeoDrive.Mount.Fuse;
+using GeoDrive.Policies.Evaluation;
+using GeoDrive.State;
+using GeoDrive.Storage.S3;
+using DriveInfo = GeoDrive.Api.DriveInfo;
+
+namespace GeoDrive.Service.Drives;
+
+/// <summary>One running drive: its index, store, engine and (when mounted) its FUSE mount.</summary>
+public sealed class DriveHost : IAsyncDisposable
+{
+    private readonly IFileIndex _index;
+    private readonly S3ObjectStore _store;
+    private FuseMount? _mount;
+
+    private readonly ILogger _logger;
+
+    private DriveHost(DriveDefinition definition, IFileIndex index, S3ObjectStore store, DriveEngine engine, ILogger logger)
+    {
+        _logger = logger;
+        Definition = definition;
+        _index = index;
+        _store = store;
+        Engine = engine;
+    }
+
+    public DriveDefinition Definition { get; }
+
+    public DriveEngine Engine { get; }
+
+    public bool IsMounted => _mount is not null;
+
+    public string? LastError { get; set; }
+
+    public string? AccessKeyId { get; private init; }
+
+    public static async Task<DriveHost> OpenAsync(DriveDefinition definition, DriveCredential credential, PolicyEvaluator policy, IClock clock, ILoggerFactory loggers, CancellationToken cancellationToken)
+    {
+        var engineOptions = new DriveEngineOptions { Name = definition.Name, CachePath = definition.CachePath, Prefix = definition.Prefix };
+        Directory.CreateDirectory(engineOptions.InternalPath);
+        var index = LiteDbFileIndex.Open(Path.Combine(engineOptions.InternalPath, "index.db"));
+        var store = new S3ObjectStore(StoreOptions(definition, credential));
+        try
+        {
+            var logger = loggers.CreateLogger($"GeoDrive.Drive.{definition.Name}");
+            var engine = new DriveEngine(engineOptions, store, index, policy, clock, logger);
+            await engine.StartAsync(cancellationToken);
+            return new DriveHost(definition, index, store, engine, logger) { AccessKeyId = credential.AccessKey };
+        }
+        catch
+        {
+            index.Dispose();
+            store.Dispose();
+            throw;
+        }
+    }
+
+    public static S3StoreOptions StoreOptions(DriveDefinition definition, DriveCredential credential) => new()
+    {
+        Endpoint = new Uri(definition.Endpoint),
+        Bucket = definition.Bucket,
+        Prefix = definition.Prefix,
+        Region = definition.Region,
+        ForcePathStyle = definition.ForcePathStyle,
+        AccessKey = credential.AccessKey,
+        SecretKey = credential.SecretKey,
+    };
+
+    public void Mount()
+    {
+        _mount ??= FuseMount.Mount(Definition.MountPath, Engine, new FuseMountOptions { DriveName = Definition.Name, Logger = _logger });
+    }
+
+    public void Dismount()
+    {
+        _mount?.Unmount();
+        _mount = null;
+    }
+
+    public DriveInfo ToInfo()
+    {
+        var counts = Engine.CountByState();
+        long Count(FileState s) => counts.TryGetValue(s, out var n) ? n : 0;
+        return new DriveInfo
+        {
+            Name = Definition.Name,
+            CachePath = Definition.CachePath,
+            MountPath = Definition.MountPath,
+            Endpoint = Definition.Endpoint,
+            Bucket = Definition.Bucket,
+            Prefix = Definition.Prefix,
+            PolicyPaths = Definition.PolicyPaths,
+            Mounted = IsMounted,
+            CredentialKind = "AccessKey",
+            AccessKeyId = AccessKeyId,
+            FileCount = counts.Values.Sum(),
+            DirtyCount = Count(FileState.Dirty) + Count(FileState.Uploading),
+            CachedCount = Count(FileState.Cached),
+            StubbedCount = Count(FileState.Stubbed) + Count(FileState.Recalling),
+            LastError = LastError,
+        };
+    }
+
+    public ValueTask DisposeAsync()
+    {
+        Dismount();
+        _index.Dispose();
+        _store.Dispose();
+        return ValueTask.CompletedTask;
+    }
+}

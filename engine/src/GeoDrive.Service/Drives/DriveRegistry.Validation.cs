@@ -1,0 +1,98 @@
+using GeoDrive.Api;
+using GeoDrive.Core.Errors;
+
+namespace GeoDrive.Service.Drives;
+
+public sealed partial class DriveRegistry
+{
+    /// <summary>
+    /// Everything about a new drive that can be checked without touching anything: its name, its
+    /// paths, and that no other drive already uses its cache. Endpoint and policies are checked next.
+    /// </summary>
+    private DriveDefinition Validate(NewDriveRequest request)
+    {
+        if (!DriveNameRegex().IsMatch(request.Name ?? ""))
+        {
+            throw Invalid($"'{request.Name}' is not a valid drive name.", "Use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit.");
+        }
+        if (_definitions.Any(d => string.Equals(d.Name, request.Name, StringComparison.OrdinalIgnoreCase)))
+        {
+            throw new GeoDriveException(ErrorIds.DriveExists, ErrorKind.ResourceExists,
+                $"A cloud drive named '{request.Name}' already exists.", "Choose another name, or remove the existing drive with Remove-CloudDrive.");
+        }
+        if (!Path.IsPathFullyQualified(request.CachePath) || !Path.IsPathFullyQualified(request.MountPath))
+        {
+            throw Invalid("CachePath and MountPath must be absolute paths.", "Give full paths, e.g. /srv/demo-cache and /mnt/demo.");
+        }
+        var cache = Path.TrimEndingDirectorySeparator(Path.GetFullPath(request.CachePath));
+        var mount = Path.TrimEndingDirectorySeparator(Path.GetFullPath(request.MountPath));
+        if (IsSameOrInside(cache, mount) || IsSameOrInside(mount, cache))
+        {
+            throw new GeoDriveException(ErrorIds.CachePathInvalid, ErrorKind.InvalidArgument,
+                $"The cache path '{cache}' and the mount path '{mount}' overlap.", "Use two separate folders: the cache holds the data, the mount shows it.");
+        }
+        var other = _definitions.FirstOrDefault(d => IsSameOrInside(cache, d.CachePath) || IsSameOrInside(d.CachePath, cache));
+        if (other is not null)
+        {
+            throw new GeoDriveException(ErrorIds.CachePathInUse, ErrorKind.ResourceExists,
+                $"The cache path '{cache}' is already used by the cloud drive '{other.Name}' ('{other.CachePath}').",
+                "Give every drive its own cache folder.");
+        }
+        var otherMount = _definitions.FirstOrDefault(d => IsSameOrInside(mount, d.MountPath) || IsSameOrInside(d.MountPath, mount));
+        if (otherMount is not null)
+        {
+            throw new GeoDriveException(ErrorIds.MountPathNotEmpty, ErrorKind.ResourceExists,
+                $"The mount path '{mount}' is already used by the cloud drive '{otherMount.Name}'.", "Give every drive its own empty mount folder.");
+        }
+        if (File.Exists(cache))
+        {
+            throw new GeoDriveException(ErrorIds.CachePathInvalid, ErrorKind.InvalidArgument,
+                $"The cache path '{cache}' is a file.", "Give a folder (it is created if missing).");
+        }
+        if (!Directory.Exists(mount))
+        {
+            throw new GeoDriveException(ErrorIds.MountPathNotFound, ErrorKind.ObjectNotFound,
+                $"The mount path '{mount}' does not exist.", $"Create it first (mkdir -p {mount}); it must be an empty folder.");
+        }
+        if (Directory.EnumerateFileSystemEntries(mount).Any())
+        {
+            throw new GeoDriveException(ErrorIds.MountPathNotEmpty, ErrorKind.InvalidArgument,
+                $"The mount path '{mount}' is not empty.", "Mount over an empty folder; move its contents away (or into the drive after mounting).");
+        }
+        if (!Uri.TryCreate(request.Endpoint, UriKind.Absolute, out var endpoint) || (endpoint.Scheme != "http" && endpoint.Scheme != "https"))
+        {
+            throw Invalid($"'{request.Endpoint}' is not an http(s) endpoint URL.", "Give the S3 endpoint as a URL, e.g. http://127.0.0.1:9000 or https://s3.example.com.");
+        }
+        if (string.IsNullOrWhiteSpace(request.Bucket))
+        {
+            throw Invalid("No bucket was given.", "Give the bucket name with -Bucket.");
+        }
+        if (string.IsNullOrEmpty(request.AccessKey) || string.IsNullOrEmpty(request.SecretKey))
+        {
+            throw Invalid("No access key or secret key was given.", "Pass -Credential with the access key as user name and the secret key as password.");
+        }
+        var prefix = (request.Prefix ?? "").Trim('/');
+        return new DriveDefinition
+        {
+            Name = request.Name!,
+            CachePath = cache,
+            MountPath = mount,
+            Endpoint = endpoint.ToString().TrimEnd('/'),
+            Bucket = request.Bucket,
+            Prefix = prefix.Length == 0 ? "" : prefix + "/",
+            Region = string.IsNullOrEmpty(request.Region) ? "us-east-1" : request.Region,
+            ForcePathStyle = request.ForcePathStyle,
+            PolicyPaths = request.PolicyPaths.Select(Path.GetFullPath).ToArray(),
+        };
+    }
+
+    private static bool IsSameOrInside(string path, string folder)
+    {
+        path = Path.TrimEndingDirectorySeparator(path);
+        folder = Path.TrimEndingDirectorySeparator(folder);
+        return path == folder || path.StartsWith(folder + "/", StringComparison.Ordinal);
+    }
+
+    private static GeoDriveException Invalid(string message, string remedy) =>
+        new(ErrorIds.InvalidRequest, ErrorKind.InvalidArgument, message, remedy);
+}

@@ -1,0 +1,269 @@
+using System.Text.RegularExpressions;
+using GeoDrive.Api;
+using GeoDrive.Core.Errors;
+using GeoDrive.Core.Model;
+using GeoDrive.Core.Ports;
+using GeoDrive.Engine.Drives;
+using GeoDrive.Policies.Evaluation;
+using GeoDrive.Policies.Loading;
+using GeoDrive.Policies.Model;
+using GeoDrive.Service.Hosting;
+using GeoDrive.Storage.S3;
+using DriveInfo = GeoDrive.Api.DriveInfo;
+
+namespace GeoDrive.Service.Drives;
+
+/// <summary>
+/// All drives of this service: creates, removes, mounts and dismounts them, restores them after a
+/// restart, and runs every drive's scheduler. Drive operations are serialised; file work is not.
+/// </summary>
+public sealed partial class DriveRegistry(ServiceOptions options, IClock clock, ILoggerFactory loggers) : BackgroundService
+{
+    private readonly DriveConfigStore _config = new(options.HomePath);
+    private readonly Dictionary<string, DriveHost> _drives = new(StringComparer.OrdinalIgnoreCase);
+    private readonly List<DriveDefinition> _definitions = [];
+    private readonly SemaphoreSlim _gate = new(1, 1);
+    private readonly ILogger _logger = loggers.CreateLogger("GeoDrive.Service");
+    private readonly TaskCompletionSource _restored = new(TaskCreationOptions.RunContinuationsAsynchronously);
+
+    public int Count => _definitions.Count;
+
+    /// <summary>Completes once the drives of the last run are back (mounted where they were).</summary>
+    public Task Restored => _restored.Task;
+
+    public async Task<IReadOnlyList<DriveInfo>> ListAsync(CancellationToken cancellationToken)
+    {
+        await _gate.WaitAsync(cancellationToken);
+        try
+        {
+            return _definitions.Select(Describe).ToList();
+        }
+        finally
+        {
+            _gate.Release();
+        }
+    }
+
+    public async Task<DriveInfo> GetAsync(string name, CancellationToken cancellationToken)
+    {
+        await _gate.WaitAsync(cancellationToken);
+        try
+        {
+            return Describe(Definition(name));
+        }
+        finally
+        {
+            _gate.Release();
+        }
+    }
+
+    public DriveEngine Engine(string name) =>
+        _drives.TryGetValue(name, out var host) ? host.Engine : throw NotRunning(name);
+
+    public async Task<DriveInfo> CreateAsync(NewDriveRequest request, CancellationToken cancellationToken)
+    {
+        await _gate.WaitAsync(cancellationToken);
+        try
+        {
+            var definition = Validate(request);
+            var policy = PolicySet.Load(definition.PolicyPaths);
+            var credential = new DriveCredential { AccessKey = request.AccessKey, SecretKey = request.SecretKey };
+            using (var probe = new S3ObjectStore(DriveHost.StoreOptions(definition, credential)))
+            {
+                await probe.CheckAccessAsync(cancellationToken);
+            }
+
+            Directory.CreateDirectory(definition.CachePath);
+            var host = await DriveHost.OpenAsync(definition, credential, policy, clock, loggers, cancellationToken);
+            try
+            {
+                if (request.Mount)
+                {
+                    host.Mount();
+                    definition.Mounted = true;
+                }
+            }
+            catch
+            {
+                await host.DisposeAsync();
+                throw;
+            }
+            _config.SaveCredential(definition.Name, credential);
+            _definitions.Add(definition);
+            _config.SaveDefinitions(_definitions);
+            _drives[definition.Name] = host;
+            _logger.LogInformation("Drive {Name} created: cache {Cache}, mount {Mount}, bucket {Bucket} at {Endpoint}", definition.Name, definition.CachePath, definition.MountPath, definition.Bucket, definition.Endpoint);
+            return host.ToInfo();
+        }
+        finally
+        {
+            _gate.Release();
+        }
+    }
+
+    public async Task RemoveAsync(string name, CancellationToken cancellationToken)
+    {
+        await _gate.WaitAsync(cancellationToken);
+        try
+        {
+            var definition = Definition(name);
+            if (_drives.Remove(definition.Name, out var host))
+            {
+                await host.DisposeAsync();
+            }
+            _definitions.Remove(definition);
+            _config.SaveDefinitions(_definitions);
+            _config.DeleteCredential(definition.Name);
+            // The cache folder and the bucket stay as they are: removing a drive never deletes data.
+            _logger.LogInformation("Drive {Name} removed; its cache {Cache} and bucket were left as they are", definition.Name, definition.CachePath);
+        }
+        finally
+        {
+            _gate.Release();
+        }
+    }
+
+    public async Task<DriveInfo> SetMountedAsync(string name, bool mounted, CancellationToken cancellationToken)
+    {
+        await _gate.WaitAsync(cancellationToken);
+        try
+        {
+            var definition = Definition(name);
+            var host = _drives.TryGetValue(definition.Name, out var h) ? h : await StartDriveAsync(definition, cancellationToken);
+            if (mounted)
+            {
+                host.Mount();
+            }
+            else
+            {
+                host.Dismount();
+            }
+            definition.Mounted = mounted;
+            _config.SaveDefinitions(_definitions);
+            return host.ToInfo();
+        }
+        finally
+        {
+            _gate.Release();
+        }
+    }
+
+    protected override async Task ExecuteAsync(CancellationToken stoppingToken)
+    {
+        await RestoreAsync(stoppingToken);
+        using var timer = new PeriodicTimer(options.TickInterval);
+        while (await timer.WaitForNextTickAsync(stoppingToken))
+        {
+            foreach (var host in _drives.Values.ToList())
+            {
+                try
+                {
+                    await host.Engine.TickAsync(stoppingToken);
+                }
+                catch (Exception ex) when (ex is not OperationCanceledException)
+                {
+                    _logger.LogError(ex, "Drive {Name}: scheduler pass failed", host.Definition.Name);
+                }
+            }
+        }
+    }
+
+    public override async Task StopAsync(CancellationToken cancellationToken)
+    {
+        await base.StopAsync(cancellationToken);
+        await _gate.WaitAsync(cancellationToken);
+        try
+        {
+            foreach (var host in _drives.Values)
+            {
+                await host.DisposeAsync();
+            }
+            _drives.Clear();
+        }
+        finally
+        {
+            _gate.Release();
+        }
+    }
+
+    private async Task RestoreAsync(CancellationToken cancellationToken)
+    {
+        await _gate.WaitAsync(cancellationToken);
+        try
+        {
+            _definitions.AddRange(_config.LoadDefinitions());
+            foreach (var definition in _definitions)
+            {
+                try
+                {
+                    var host = await StartDriveAsync(definition, cancellationToken);
+                    if (definition.Mounted)
+                    {
+                        host.Mount();
+                    }
+                }
+                catch (Exception ex) when (ex is not OperationCanceledException)
+                {
+                    // One broken drive must not keep the others down; Get-CloudDrive shows why.
+                    _logger.LogError("Drive {Name} could not start: {Message}", definition.Name, ex.Message);
+                    if (_drives.TryGetValue(definition.Name, out var host))
+                    {
+                        host.LastError = ex.Message;
+                    }
+                    else
+                    {
+                        _startErrors[definition.Name] = ex.Message;
+                    }
+                }
+            }
+        }
+        finally
+        {
+            _gate.Release();
+            _restored.TrySetResult();
+        }
+    }
+
+    private readonly Dictionary<string, string> _startErrors = new(StringComparer.OrdinalIgnoreCase);
+
+    private async Task<DriveHost> StartDriveAsync(DriveDefinition definition, CancellationToken cancellationToken)
+    {
+        var policy = PolicySet.Load(definition.PolicyPaths);
+        var credential = _config.LoadCredential(definition.Name);
+        var host = await DriveHost.OpenAsync(definition, credential, policy, clock, loggers, cancellationToken);
+        _drives[definition.Name] = host;
+        _startErrors.Remove(definition.Name);
+        return host;
+    }
+
+    private DriveInfo Describe(DriveDefinition definition) =>
+        _drives.TryGetValue(definition.Name, out var host)
+            ? host.ToInfo()
+            : new DriveInfo
+            {
+                Name = definition.Name,
+                CachePath = definition.CachePath,
+                MountPath = definition.MountPath,
+                Endpoint = definition.Endpoint,
+                Bucket = definition.Bucket,
+                Prefix = definition.Prefix,
+                PolicyPaths = definition.PolicyPaths,
+                LastError = _startErrors.GetValueOrDefault(definition.Name),
+            };
+
+    private DriveDefinition Definition(string name) =>
+        _definitions.FirstOrDefault(d => string.Equals(d.Name, name, StringComparison.OrdinalIgnoreCase))
+        ?? throw new GeoDriveException(ErrorIds.DriveNotFound, ErrorKind.ObjectNotFound,
+            $"There is no cloud drive named '{name}'.", "List the drives with Get-CloudDrive.");
+
+    private GeoDriveException NotRunning(string name)
+    {
+        var definition = Definition(name);
+        return new GeoDriveException(ErrorIds.DriveNotMounted, ErrorKind.ResourceUnavailable,
+            $"The cloud drive '{definition.Name}' is not running: {_startErrors.GetValueOrDefault(definition.Name) ?? "it failed to start"}.",
+            "Fix the cause shown by Get-CloudDrive, then run Mount-CloudDrive.");
+    }
+
+    [GeneratedRegex("^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")]
+    private static partial Regex DriveNameRegex();
+}

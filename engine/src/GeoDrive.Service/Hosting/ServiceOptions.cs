@@ -1,0 +1,46 @@
+using GeoDrive.Api;
+
+namespace GeoDrive.Service.Hosting;
+
+/// <summary>The service's own settings, from the command line (--socket, --home, --tick) or the environment.</summary>
+public sealed class ServiceOptions
+{
+    public string SocketPath { get; init; } = ApiRoutes.DefaultSocketPath;
+
+    /// <summary>Drive definitions and credentials live here (root-only).</summary>
+    public string HomePath { get; init; } = ApiRoutes.DefaultHomePath;
+
+    /// <summary>How often each drive's scheduler runs (upload after settle, stub after access wait).</summary>
+    public TimeSpan TickInterval { get; init; } = TimeSpan.FromSeconds(1);
+
+    public static ServiceOptions FromArgs(string[] args)
+    {
+        string? socket = null, home = null;
+        var tick = TimeSpan.FromSeconds(1);
+        for (var i = 0; i < args.Length; i++)
+        {
+            var value = i + 1 < args.Length ? args[i + 1] : null;
+            switch (args[i])
+            {
+                case "--socket" when value is not null:
+                    socket = value;
+                    i++;
+                    break;
+                case "--home" when value is not null:
+                    home = value;
+                    i++;
+                    break;
+                case "--tick" when value is not null:
+                    tick = TimeSpan.FromMilliseconds(double.Parse(value.TrimEnd('m', 's'), System.Globalization.CultureInfo.InvariantCulture) * (value.EndsWith("ms", StringComparison.Ordinal) ? 1 : 1000));
+                    i++;
+                    break;
+            }
+        }
+        return new ServiceOptions
+        {
+            SocketPath = Path.GetFullPath(socket ?? ApiRoutes.DefaultSocketPath),
+            HomePath = Path.GetFullPath(home ?? ApiRoutes.DefaultHomePath),
+            TickInterval = tick,
+        };
+    }
+}
