@@ -1,0 +1,127 @@
+using System.Management.Automation;
+using GeoDrive.Api;
+using GeoDrive.Core.Errors;
+
+namespace GeoDrive.Commands;
+
+/// <summary>Starts the GeoDrive service in the background and waits until its control API answers.</summary>
+[Cmdlet(VerbsLifecycle.Start, "GeoDriveService", SupportsShouldProcess = true, ConfirmImpact = ConfirmImpact.Low)]
+[OutputType(typeof(ServiceInfo))]
+public sealed class StartGeoDriveServiceCommand : GeoDriveCmdlet
+{
+    private static readonly TimeSpan StartTimeout = TimeSpan.FromSeconds(30);
+
+    #region Parameters
+
+    /// <summary>The service executable (or GeoDrive.Service.dll, run with dotnet).</summary>
+    [Parameter]
+    [ValidateNotNullOrEmpty]
+    public string? ServicePath { get; set; }
+
+    /// <summary>Where the service keeps drive definitions, credentials and its log (its --home).</summary>
+    [Parameter]
+    [ValidateNotNullOrEmpty]
+    public string? StatePath { get; set; }
+
+    /// <summary>The control socket. When given, GEODRIVE_SOCKET is set so this session's cmdlets use it.</summary>
+    [Parameter]
+    [ValidateNotNullOrEmpty]
+    public string? SocketPath { get; set; }
+
+    #endregion
+
+    protected override void ProcessRecord()
+    {
+        var socketPath = SocketPath is null ? ApiRoutes.DefaultSocketPath : ResolveLocalPath(SocketPath);
+        var statePath = StatePath is null ? ApiRoutes.DefaultHomePath : ResolveLocalPath(StatePath);
+        var binary = ServicePath is not null ? ResolveLocalPath(ServicePath)
+            : Environment.GetEnvironmentVariable("GEODRIVE_SERVICE_PATH") is { Length: > 0 } fromEnv ? fromEnv
+            : ServiceProcess.DefaultBinary;
+
+        using var probe = new GeoDriveClient(socketPath, TimeSpan.FromSeconds(5));
+        if (TryGetService(probe) is { } running)
+        {
+            WriteWarning(Messages.ServiceAlreadyRunning(socketPath, running.ProcessId));
+            UseSocket(socketPath);
+            WriteObject(running);
+            return;
+        }
+        if (!File.Exists(binary))
+        {
+            ThrowTerminatingError(NewError(ModuleErrorIds.ServiceBinaryNotFound, ErrorKind.ObjectNotFound,
+                Messages.ServiceBinaryNotFound(binary), Messages.ServiceBinaryNotFoundRemedy, binary));
+        }
+        if (!ShouldProcess($"{binary} --socket {socketPath} --home {statePath}", "Start GeoDrive service"))
+        {
+            return;
+        }
+
+        Directory.CreateDirectory(statePath);
+        if (Path.GetDirectoryName(socketPath) is { Length: > 0 } socketFolder)
+        {
+            Directory.CreateDirectory(socketFolder);
+        }
+        var logPath = Path.Combine(statePath, "service.log");
+        var processId = ServiceProcess.StartDetached(binary, socketPath, statePath, logPath);
+        WriteVerbose($"Started {binary} as process {processId}; log {logPath}.");
+
+        var progress = new ProgressRecord(1, "Start-GeoDriveService", $"Waiting for the service on {socketPath}");
+        var deadline = DateTime.UtcNow + StartTimeout;
+        while (true)
+        {
+            if (TryGetService(probe) is { } info)
+            {
+                progress.RecordType = ProgressRecordType.Completed;
+                WriteProgress(progress);
+                UseSocket(socketPath);
+                WriteObject(info);
+                return;
+            }
+            if (!ServiceProcess.IsAlive(processId))
+            {
+                ThrowTerminatingError(NewError(ModuleErrorIds.ServiceStartFailed, ErrorKind.InvalidOperation,
+                    Messages.ServiceExited(processId, logPath), Messages.ServiceStartRemedy, binary));
+            }
+            if (DateTime.UtcNow > deadline)
+            {
+                ThrowTerminatingError(NewError(ModuleErrorIds.ServiceStartFailed, ErrorKind.ResourceUnavailable,
+                    Messages.ServiceStartTimeout(socketPath, (int)StartTimeout.TotalSeconds, logPath), Messages.ServiceStartRemedy, binary));
+            }
+            WriteProgress(progress);
+            Cancellation.WaitHandle.WaitOne(TimeSpan.FromMilliseconds(200));
+            if (Cancellation.IsCancellationRequested)
+            {
+                throw new PipelineStoppedException();
+            }
+        }
+    }
+
+    private ServiceInfo? TryGetService(GeoDriveClient client)
+    {
+        try
+        {
+            return client.GetServiceAsync(Cancellation).GetAwaiter().GetResult();
+        }
+        catch (GeoDriveException ex) when (ex.ErrorId == ErrorIds.ServiceNotRunning)
+        {
+            return null;
+        }
+        catch (OperationCanceledException) when (Cancellation.IsCancellationRequested)
+        {
+            throw new PipelineStoppedException();
+        }
+        catch (GeoDriveException ex)
+        {
+            ThrowTerminatingError(ToErrorRecord(ex, client.SocketPath));
+            return null;
+        }
+    }
+
+    private void UseSocket(string socketPath)
+    {
+        if (SocketPath is not null)
+        {
+            Environment.SetEnvironmentVariable(ApiRoutes.SocketEnvironmentVariable, socketPath);
+        }
+    }
+}

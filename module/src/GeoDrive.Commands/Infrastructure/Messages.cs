@@ -1,0 +1,35 @@
+namespace GeoDrive.Commands;
+
+/// <summary>The module's own user-facing texts, in one place (the service's refusals carry their own).</summary>
+internal static class Messages
+{
+    public const string ConfirmCaption = "Confirm";
+    public const string DriveNotFoundRemedy = "Run 'Get-CloudDrive' to list the drives, or create one with 'New-CloudDrive'.";
+    public const string ServiceBinaryNotFoundRemedy = "Build it with 'bash scripts/build.sh', or pass -ServicePath or set GEODRIVE_SERVICE_PATH.";
+    public const string ServiceStartRemedy = "Fix what the log says, then run 'Start-GeoDriveService' again.";
+    public const string ServiceStopRemedy = "Check that no process keeps a mount busy, then stop it again or send SIGKILL.";
+
+    public static string DriveNotFound(string name) => $"No cloud drive named '{name}' exists.";
+
+    public static string FileNotFound(string path, string drive) => $"No file matches '{path}' on the drive '{drive}'.";
+
+    public static string FileNotFoundRemedy(string drive) =>
+        $"Run 'Get-CloudFile -Drive {drive}' to list its files; paths are relative to the drive root and use '/'.";
+
+    public static string FileActionFailed(string action, string path, string drive, string reason) =>
+        $"{action} of '{path}' on drive '{drive}' failed: {reason}";
+
+    public static string ServiceBinaryNotFound(string path) => $"The GeoDrive service binary was not found at '{path}'.";
+
+    public static string ServiceExited(int processId, string logPath) =>
+        $"The GeoDrive service (process {processId}) exited before it answered; see its log '{logPath}'.";
+
+    public static string ServiceStartTimeout(string socketPath, int seconds, string logPath) =>
+        $"The GeoDrive service did not answer on '{socketPath}' within {seconds} s; see its log '{logPath}'.";
+
+    public static string ServiceStopTimeout(int processId, int seconds) =>
+        $"The GeoDrive service (process {processId}) did not stop within {seconds} s.";
+
+    public static string ServiceAlreadyRunning(string socketPath, int processId) =>
+        $"The GeoDrive service is already running on '{socketPath}' (process {processId}).";
+}
