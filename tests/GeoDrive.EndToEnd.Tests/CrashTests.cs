@@ -1,0 +1,59 @@
+using GeoDrive.TestSupport;
+
+namespace GeoDrive.EndToEnd.Tests;
+
+[Collection(EndToEndCollection.Name)]
+public sealed class CrashTests(S3ServerFixture s3) : IAsyncLifetime
+{
+    private readonly ServiceProcess _service = new();
+
+    public Task InitializeAsync() => _service.StartAsync();
+
+    public Task DisposeAsync() => _service.DisposeAsync().AsTask();
+
+    [Fact]
+    public async Task After_kill_9_with_100_dirty_files_a_restart_uploads_them_all_and_stubs_none_before_its_upload_is_verified()
+    {
+        using var d = new DriveScenario(s3, DriveScenario.Policy(settle: "1h"));
+        var contents = Enumerable.Range(0, 100).Select(i =>
+        {
+            var bytes = new byte[10_000 + i];
+            new Random(i).NextBytes(bytes);
+            return bytes;
+        }).ToArray();
+
+        using (var ps = new PowerShellSession(_service.SocketPath))
+        {
+            ps.Invoke(DriveScenario.NewDriveScript, d.Variables());
+            Assert.Empty(ps.LastErrors);
+            Directory.CreateDirectory(d.Mounted("batch"));
+            for (var i = 0; i < contents.Length; i++)
+            {
+                await File.WriteAllBytesAsync(d.Mounted($"batch/file{i:000}.bin"), contents[i]);
+            }
+            var dirty = ps.Invoke("@(Get-CloudFile -Drive $name -Path 'batch/*' | Where-Object State -eq 'Dirty').Count", d.Variables()).Single();
+            Assert.Equal(100, (int)dirty.BaseObject);
+        }
+
+        _service.Kill();
+        // Come back with a policy that uploads at once and stubs right after: a stub made before its
+        // upload was verified would read back wrong below.
+        await File.WriteAllTextAsync(d.PolicyPath, DriveScenario.Policy(settle: "0s", accessWait: "1s"));
+        await _service.StartAsync();
+
+        using (var ps = new PowerShellSession(_service.SocketPath))
+        {
+            await DriveScenario.EventuallyAsync(
+                () => (int)ps.Invoke("@(Get-CloudFile -Drive $name -Path 'batch/*' | Where-Object State -in 'Cached','Stubbed').Count", d.Variables()).Single().BaseObject == 100,
+                "all 100 files uploaded after the restart", seconds: 120);
+        }
+        for (var i = 0; i < contents.Length; i++)
+        {
+            Assert.Equal(contents[i], await d.ObjectBytesAsync($"batch/file{i:000}.bin"));
+        }
+        for (var i = 0; i < contents.Length; i++)
+        {
+            Assert.Equal(contents[i], await File.ReadAllBytesAsync(d.Mounted($"batch/file{i:000}.bin")));
+        }
+    }
+}
