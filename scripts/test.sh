@@ -12,4 +12,10 @@ dotnet build engine/GeoDrive.slnx -nologo -v q -clp:ErrorsOnly
 status=0
 dotnet test engine/GeoDrive.slnx --no-build -nologo -v q --logger "trx" --results-directory "$results" "$@" || status=$?
 python3 scripts/summarize-trx.py "$results" || status=1
+# A test that leaves a FUSE or loop mount behind is a bug; say so and clear it so the machine stays usable.
+leftover=$(grep -o ' /tmp/geodrive-test/[^ ]*' /proc/mounts || true)
+if [ -n "$leftover" ]; then
+  echo "warning: mounts left behind by tests:$leftover" >&2
+  for m in $leftover; do umount -l "$m" 2>/dev/null || true; done
+fi
 exit $status

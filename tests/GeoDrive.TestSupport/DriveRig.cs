@@ -29,11 +29,13 @@ public sealed class DriveRig : IAsyncDisposable
     private readonly TempDirectory _temp = new("engine");
     private LiteDbFileIndex _index;
 
-    public DriveRig(S3ServerFixture s3, string? policyYaml = null)
+    /// <param name="cachePath">An empty folder for the cache (e.g. on a small volume of the test's own); a temp folder by default.</param>
+    public DriveRig(S3ServerFixture s3, string? policyYaml = null, string? cachePath = null)
     {
         S3 = s3;
         Bucket = s3.CreateBucket();
-        CachePath = _temp.CreateSubdirectory("cache");
+        CachePath = cachePath ?? _temp.CreateSubdirectory("cache");
+        Directory.CreateDirectory(CachePath);
         Store = new S3ObjectStore(new S3StoreOptions
         {
             Endpoint = new Uri(s3.Endpoint),

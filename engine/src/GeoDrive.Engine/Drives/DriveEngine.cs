@@ -78,12 +78,14 @@ public sealed partial class DriveEngine
 
     /// <summary>
     /// One pass of the scheduler: uploads Dirty files whose settle delay has passed, stubs Cached files
-    /// whose access wait has passed, and removes objects of deleted files.
+    /// whose access wait has passed and, while the cache volume is over its threshold, the least
+    /// recently used ones; and removes objects of deleted files.
     /// </summary>
     public async Task<TickResult> TickAsync(CancellationToken cancellationToken = default)
     {
         var (uploaded, failed) = await UploadDueAsync(cancellationToken);
         var stubbed = await StubDueAsync(cancellationToken);
+        stubbed += await StubForCacheThresholdsAsync(cancellationToken);
         var deleted = await DeletePendingAsync(cancellationToken);
         return new TickResult(uploaded, failed, stubbed, deleted);
     }

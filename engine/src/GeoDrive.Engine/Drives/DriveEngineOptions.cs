@@ -20,6 +20,9 @@ public sealed class DriveEngineOptions
     /// <summary>How many due files one tick looks at, so one tick never holds a huge list.</summary>
     public int TickBatchSize { get; init; } = 512;
 
+    /// <summary>The volume cache thresholds are measured on; by default the one that holds <see cref="CachePath"/>.</summary>
+    public Files.ICacheVolume? CacheVolume { get; init; }
+
     /// <summary>The engine's own folder name inside the cache.</summary>
     public const string InternalFolder = ".geodrive";
 

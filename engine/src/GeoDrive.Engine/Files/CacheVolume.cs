@@ -1,0 +1,26 @@
+namespace GeoDrive.Engine.Files;
+
+/// <summary>How full the file system that holds a drive's cache is, as df shows it.</summary>
+/// <param name="TotalBytes">Size of the volume.</param>
+/// <param name="UsedBytes">Bytes in use (by anything on the volume, not only the cache).</param>
+/// <param name="AvailableBytes">Bytes an unprivileged writer can still use.</param>
+public readonly record struct VolumeUsage(long TotalBytes, long UsedBytes, long AvailableBytes)
+{
+    public double UsedPercent => TotalBytes == 0 ? 0 : 100.0 * UsedBytes / TotalBytes;
+}
+
+/// <summary>Measures the cache volume; replaceable so threshold logic can be driven by a test's own volume.</summary>
+public interface ICacheVolume
+{
+    VolumeUsage Measure();
+}
+
+/// <summary>The real volume under a folder (statvfs through <see cref="DriveInfo"/>).</summary>
+public sealed class FolderVolume(string folder) : ICacheVolume
+{
+    public VolumeUsage Measure()
+    {
+        var drive = new DriveInfo(folder);
+        return new VolumeUsage(drive.TotalSize, drive.TotalSize - drive.TotalFreeSpace, drive.AvailableFreeSpace);
+    }
+}

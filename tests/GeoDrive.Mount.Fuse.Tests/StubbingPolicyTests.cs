@@ -1,0 +1,124 @@
+using GeoDrive.Core.Model;
+using GeoDrive.TestSupport;
+
+namespace GeoDrive.Mount.Fuse.Tests;
+
+/// <summary>spec.stubbing and spec.cacheThresholds acting on files written through a real FUSE mount.</summary>
+public sealed class StubbingPolicyTests(S3ServerFixture s3) : IClassFixture<S3ServerFixture>, IAsyncLifetime
+{
+    private const int MiB = 1024 * 1024;
+    private readonly TempDirectory _mountFolder = new("mnt");
+    // Undone last-in first-out: the mount before its engine, the engine before the volume under its cache.
+    private readonly Stack<object> _cleanup = new();
+
+    private async Task<(DriveRig Rig, FuseMountedDrive Mounted)> MountAsync(string spec, string? cachePath = null)
+    {
+        var rig = new DriveRig(s3, $$"""
+            apiVersion: geodrive/v1
+            kind: CloudDrivePolicy
+            metadata: { name: stubbing-tests }
+            spec:
+            {{spec}}
+            """, cachePath);
+        _cleanup.Push(rig);
+        var mounted = new FuseMountedDrive(rig.Engine, _mountFolder.Path);
+        _cleanup.Push(mounted);
+        await Task.CompletedTask;
+        return (rig, mounted);
+    }
+
+    private static async Task<byte[]> WriteAsync(FuseMountedDrive mounted, string path, int size, int seed)
+    {
+        var bytes = DriveRig.RandomBytes(size, seed);
+        var full = Path.Combine(mounted.Root, path);
+        Directory.CreateDirectory(Path.GetDirectoryName(full)!);
+        await File.WriteAllBytesAsync(full, bytes);
+        await mounted.WaitForClosesAsync();
+        return bytes;
+    }
+
+    [Fact]
+    public async Task A_pinned_path_is_never_stubbed_even_long_past_its_access_wait()
+    {
+        var (rig, mounted) = await MountAsync("""
+              stubbing: { enabled: true, accessWait: 1d, rules: [ { paths: ["Active/**"], pin: true } ] }
+              upload: { settle: 0s }
+            """);
+        await WriteAsync(mounted, "Active/plan.docx", 100_000, 1);
+        await WriteAsync(mounted, "Archive/old.docx", 100_000, 2);
+        await rig.Engine.TickAsync();
+
+        rig.Clock.Advance(TimeSpan.FromDays(400));
+        await rig.Engine.TickAsync();
+
+        Assert.Equal(FileState.Cached, rig.StateOf("Active/plan.docx"));
+        Assert.Equal(FileState.Stubbed, rig.StateOf("Archive/old.docx"));
+    }
+
+    [Fact]
+    public async Task Mirror_mode_never_stubs_by_access_wait_or_by_cache_threshold()
+    {
+        var (rig, mounted) = await MountAsync("""
+              stubbing: { enabled: false, accessWait: 1d }
+              cacheThresholds: { stubAbove: 1%, stubUntil: 0% }
+              upload: { settle: 0s }
+            """);
+        var bytes = await WriteAsync(mounted, "mirror.bin", 200_000, 3);
+        await rig.Engine.TickAsync();
+
+        rig.Clock.Advance(TimeSpan.FromDays(400));
+        await rig.Engine.TickAsync();
+
+        Assert.Equal(FileState.Cached, rig.StateOf("mirror.bin"));
+        Assert.Equal(bytes, await rig.ObjectBytesAsync("mirror.bin"));
+        Assert.NotEqual(0, rig.AllocatedBlocks("mirror.bin"));
+    }
+
+    [Fact]
+    public async Task Above_stubAbove_the_least_recently_accessed_files_are_stubbed_until_usage_is_under_stubUntil()
+    {
+        var volume = new LoopVolume(64);
+        _cleanup.Push(volume);
+        var (rig, mounted) = await MountAsync("""
+              stubbing: { enabled: true, accessWait: 30d }
+              cacheThresholds: { stubAbove: 60%, stubUntil: 40% }
+              upload: { settle: 0s }
+            """, Path.Combine(volume.MountPath, "cache"));
+        var contents = new List<byte[]>();
+        for (var i = 0; i < 10; i++)
+        {
+            contents.Add(await WriteAsync(mounted, $"scans/scan{i}.tif", 4 * MiB, 10 + i));
+            rig.Clock.Advance(TimeSpan.FromMinutes(1));
+        }
+        Assert.True(volume.UsedPercent > 60, $"the test's volume should be over 60% used, is {volume.UsedPercent:0.#}%");
+
+        await rig.Engine.TickAsync();
+
+        Assert.True(volume.UsedPercent <= 40, $"usage should be down to 40%, is {volume.UsedPercent:0.#}%");
+        var states = Enumerable.Range(0, 10).Select(i => rig.StateOf($"scans/scan{i}.tif")).ToList();
+        var stubbed = states.TakeWhile(s => s == FileState.Stubbed).Count();
+        Assert.InRange(stubbed, 1, 8);
+        Assert.All(states.Skip(stubbed), s => Assert.Equal(FileState.Cached, s));
+        Assert.Equal(FileState.Cached, states[^1]);
+        Assert.Equal(contents[0], await File.ReadAllBytesAsync(Path.Combine(mounted.Root, "scans/scan0.tif")));
+    }
+
+    public Task InitializeAsync() => Task.CompletedTask;
+
+    public async Task DisposeAsync()
+    {
+        while (_cleanup.TryPop(out var item))
+        {
+            switch (item)
+            {
+                case IAsyncDisposable asyncDisposable:
+                    await asyncDisposable.DisposeAsync();
+                    break;
+                case IDisposable disposable:
+                    disposable.Dispose();
+                    break;
+            }
+        }
+        _mountFolder.Dispose();
+    }
+}
