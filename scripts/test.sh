@@ -12,10 +12,8 @@ dotnet build engine/GeoDrive.slnx -nologo -v q -clp:ErrorsOnly
 status=0
 dotnet test engine/GeoDrive.slnx --no-build -nologo -v q --logger "trx" --results-directory "$results" "$@" || status=$?
 python3 scripts/summarize-trx.py "$results" || status=1
-# A test that leaves a FUSE or loop mount behind is a bug; say so and clear it so the machine stays usable.
-leftover=$(grep -o ' /tmp/geodrive-test/[^ ]*' /proc/mounts || true)
-if [ -n "$leftover" ]; then
-  echo "warning: mounts left behind by tests:$leftover" >&2
-  for m in $leftover; do umount -l "$m" 2>/dev/null || true; done
-fi
+# A test that leaves a dead FUSE mount behind is a bug; say so and clear it so the machine stays usable.
+for m in $(grep -o ' /tmp/geodrive-test/[^ ]*' /proc/mounts || true); do
+  if ! stat "$m" >/dev/null 2>&1; then echo "warning: a test left a dead mount behind: $m" >&2; umount -l "$m" || true; fi
+done
 exit $status
