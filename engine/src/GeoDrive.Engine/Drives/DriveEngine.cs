@@ -57,6 +57,9 @@ public sealed partial class DriveEngine
     /// <summary>Replaces the policy in force (hot reload); the next decisions use it.</summary>
     public void UpdatePolicy(PolicyEvaluator policy) => _policy = policy;
 
+    /// <summary>Puts a policy event (reloaded, refused) in the drive's event log, beside the file events it explains.</summary>
+    public void RecordPolicyEvent(string message, string? errorId = null) => Record(DriveEventKind.Policy, null, message, errorId);
+
     public FileEntry? GetFile(string path) => _index.Get(DrivePath.Normalize(path));
 
     /// <summary>Index entries whose path matches a wildcard pattern (see <see cref="FileQuery"/>).</summary>

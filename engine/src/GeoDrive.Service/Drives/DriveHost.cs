@@ -38,6 +38,24 @@ public sealed class DriveHost : IAsyncDisposable
 
     public string? AccessKeyId { get; private init; }
 
+    /// <summary>The drive's policy files and the last good policy made of them.</summary>
+    public required PolicyFiles Policy { get; init; }
+
+    /// <summary>Hot reload: a changed policy file takes effect now; a broken one is refused and the last good policy stays.</summary>
+    public void ReloadPolicyIfChanged(DateTimeOffset nowUtc)
+    {
+        switch (Policy.ReloadIfChanged(nowUtc))
+        {
+            case { Policy: { } policy }:
+                Engine.UpdatePolicy(policy);
+                Engine.RecordPolicyEvent($"Policy reloaded from {string.Join(", ", Policy.Paths)}.");
+                break;
+            case { Refusal: { } refusal }:
+                Engine.RecordPolicyEvent($"Policy change refused, the last good policy stays in force: {refusal.FullMessage}", refusal.ErrorId);
+                break;
+        }
+    }
+
     public static async Task<DriveHost> OpenAsync(DriveDefinition definition, DriveCredential credential, PolicyEvaluator policy, IClock clock, ILoggerFactory loggers, CancellationToken cancellationToken)
     {
         var engineOptions = new DriveEngineOptions { Name = definition.Name, CachePath = definition.CachePath, Prefix = definition.Prefix };
@@ -49,7 +67,11 @@ public sealed class DriveHost : IAsyncDisposable
             var logger = loggers.CreateLogger($"GeoDrive.Drive.{definition.Name}");
             var engine = new DriveEngine(engineOptions, store, index, policy, clock, logger);
             await engine.StartAsync(cancellationToken);
-            return new DriveHost(definition, index, store, engine, logger) { AccessKeyId = credential.AccessKey };
+            return new DriveHost(definition, index, store, engine, logger)
+            {
+                AccessKeyId = credential.AccessKey,
+                Policy = new PolicyFiles(definition.PolicyPaths, policy, clock.UtcNow),
+            };
         }
         catch
         {

@@ -158,6 +158,7 @@ public sealed partial class DriveRegistry(ServiceOptions options, IClock clock, 
             {
                 try
                 {
+                    host.ReloadPolicyIfChanged(clock.UtcNow);
                     await host.Engine.TickAsync(stoppingToken);
                 }
                 catch (Exception ex) when (ex is not OperationCanceledException)

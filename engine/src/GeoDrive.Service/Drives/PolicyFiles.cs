@@ -1,0 +1,67 @@
+using GeoDrive.Core.Errors;
+using GeoDrive.Policies.Evaluation;
+
+namespace GeoDrive.Service.Drives;
+
+/// <summary>
+/// A drive's ordered policy files and the last good policy made of them. Checked on every scheduler
+/// pass (a stat per file), so a saved file takes effect within a second or two, whatever way the
+/// editor saves (in place, or write-and-rename). A file that does not load is refused whole: the last
+/// good policy stays in force.
+/// </summary>
+public sealed class PolicyFiles
+{
+    private readonly IReadOnlyList<string> _paths;
+    private string _fingerprint;
+
+    public PolicyFiles(IReadOnlyList<string> paths, PolicyEvaluator loaded, DateTimeOffset loadedUtc)
+    {
+        _paths = paths;
+        _fingerprint = Fingerprint(paths);
+        Current = loaded;
+        LoadedUtc = loadedUtc;
+    }
+
+    public IReadOnlyList<string> Paths => _paths;
+
+    /// <summary>The policy in force: the last set of files that loaded.</summary>
+    public PolicyEvaluator Current { get; private set; }
+
+    public DateTimeOffset LoadedUtc { get; private set; }
+
+    /// <summary>Why the files on disk are not in force, when the last attempt failed.</summary>
+    public GeoDriveException? LastRefusal { get; private set; }
+
+    /// <summary>Loads the files again if any changed since the last look; what happened, or null when nothing changed.</summary>
+    public PolicyReload? ReloadIfChanged(DateTimeOffset nowUtc)
+    {
+        var fingerprint = Fingerprint(_paths);
+        if (fingerprint == _fingerprint)
+        {
+            return null;
+        }
+        _fingerprint = fingerprint;
+        try
+        {
+            Current = PolicySet.Load(_paths);
+            LoadedUtc = nowUtc;
+            LastRefusal = null;
+            return new PolicyReload(Current, null);
+        }
+        catch (GeoDriveException ex)
+        {
+            LastRefusal = ex;
+            return new PolicyReload(null, ex);
+        }
+    }
+
+    /// <summary>Size and write time of each file (or "missing"): cheap, and changes with every save.</summary>
+    private static string Fingerprint(IReadOnlyList<string> paths) => string.Join('|', paths.Select(p =>
+    {
+        var info = new FileInfo(p);
+        return info.Exists ? $"{info.Length}:{info.LastWriteTimeUtc.Ticks}" : "missing";
+    }));
+}
+
+/// <summary>The outcome of one reload: the new policy, or why the files were refused.</summary>
+public sealed record PolicyReload(PolicyEvaluator? Policy, GeoDriveException? Refusal);
