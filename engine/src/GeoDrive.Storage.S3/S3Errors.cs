@@ -12,7 +12,7 @@ namespace GeoDrive.Storage.S3;
 /// </summary>
 internal static class S3Errors
 {
-    public static async Task<T> GuardAsync<T>(S3StoreOptions options, string? key, Func<Task<T>> call)
+    public static async Task<T> GuardAsync<T>(S3StoreOptions options, Uri endpoint, string? key, Func<Task<T>> call)
     {
         try
         {
@@ -20,13 +20,16 @@ internal static class S3Errors
         }
         catch (Exception ex) when (ex is not OperationCanceledException and not GeoDriveException and not IOException || IsTransport(ex))
         {
-            throw Translate(ex, options, key);
+            throw Translate(ex, options, endpoint, key);
         }
     }
 
-    public static GeoDriveException Translate(Exception ex, S3StoreOptions options, string? key)
+    /// <summary>True for failures that say nothing about the object: the endpoint could not be reached.</summary>
+    public static bool IsUnreachable(GeoDriveException ex) => ex.ErrorId == ErrorIds.EndpointUnreachable;
+
+    public static GeoDriveException Translate(Exception ex, S3StoreOptions options, Uri endpoint, string? key)
     {
-        var where = $"'{options.Endpoint}' (bucket '{options.Bucket}')";
+        var where = $"'{endpoint}' (bucket '{options.Bucket}')";
         if (ex is AmazonS3Exception s3)
         {
             return s3.ErrorCode switch
@@ -37,11 +40,11 @@ internal static class S3Errors
                     "Check the access key and the secret key (pass them again with -Credential).", ex),
                 "AccessDenied" or "AllAccessDisabled" => new GeoDriveException(
                     ErrorIds.AccessDenied, ErrorKind.PermissionDenied,
-                    $"Access key '{options.AccessKey}' may not use bucket '{options.Bucket}' at '{options.Endpoint}' (AccessDenied).",
+                    $"Access key '{options.AccessKey}' may not use bucket '{options.Bucket}' at '{endpoint}' (AccessDenied).",
                     "Grant that S3 user read and write access to the bucket, or use another key.", ex),
                 "NoSuchBucket" => new GeoDriveException(
                     ErrorIds.BucketNotFound, ErrorKind.ObjectNotFound,
-                    $"The bucket '{options.Bucket}' does not exist at '{options.Endpoint}'.",
+                    $"The bucket '{options.Bucket}' does not exist at '{endpoint}'.",
                     "Create the bucket first (GeoDrive never creates buckets), or correct -Bucket.", ex),
                 "NoSuchKey" => new GeoDriveException(
                     ErrorIds.ObjectNotFound, ErrorKind.ObjectNotFound,
@@ -61,7 +64,7 @@ internal static class S3Errors
         {
             return new GeoDriveException(
                 ErrorIds.EndpointUnreachable, ErrorKind.ConnectionError,
-                $"The S3 endpoint '{options.Endpoint}' cannot be reached: {Root(ex).Message}",
+                $"The S3 endpoint '{endpoint}' cannot be reached: {Root(ex).Message}",
                 "Check the endpoint URL and port, that the S3 server is running, and the network and firewall between here and there.", ex);
         }
         return new GeoDriveException(

@@ -1,13 +1,21 @@
 using System.Buffers;
+using Amazon.S3;
 using Amazon.S3.Model;
+using GeoDrive.Core.Errors;
 
 namespace GeoDrive.Storage.S3;
 
 public sealed partial class S3ObjectStore
 {
+    // A part that fails is sent again this many times (each try may go to another endpoint).
+    private const int PartAttempts = 3;
+
     /// <summary>
-    /// Parts are read one after another into one rented buffer, so memory stays at one part whatever
-    /// the file's size. Any failure or cancellation aborts the upload: no orphaned parts stay behind.
+    /// Parts go up <see cref="S3StoreOptions.MultipartUploadThreads"/> at a time. From a file, each
+    /// part is read by the SDK straight from its offset, so memory does not grow with the part size;
+    /// from any other stream, parts are read in order into one rented buffer per part in flight.
+    /// A part that fails is retried with backoff and jitter; if the upload still fails or is
+    /// cancelled, it is aborted, so no orphaned parts stay behind.
     /// </summary>
     private async Task PutMultipartAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, CancellationToken cancellationToken)
     {
@@ -16,58 +24,140 @@ public sealed partial class S3ObjectStore
         {
             initiate.Metadata[name] = value;
         }
-        var upload = await S3Errors.GuardAsync(_options, key, () => _client.InitiateMultipartUploadAsync(initiate, cancellationToken));
-        var partSize = (int)_options.PartSize;
-        var buffer = ArrayPool<byte>.Shared.Rent(partSize);
+        var upload = await OnAnyEndpointAsync(key, client => client.InitiateMultipartUploadAsync(initiate, cancellationToken), cancellationToken);
+        var partSize = _options.PartSize;
+        var partCount = (int)((length + partSize - 1) / partSize);
+        var etags = new PartETag[partCount];
+        var sourceFile = content is FileStream { CanSeek: true } file ? file.Name : null;
+        using var inFlight = new SemaphoreSlim(_options.MultipartUploadThreads);
+        using var failed = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+        var parts = new List<Task>(partCount);
         try
         {
-            var parts = new List<PartETag>();
-            long sent = 0;
-            for (var number = 1; sent < length; number++)
+            for (var number = 1; number <= partCount; number++)
             {
-                var size = (int)Math.Min(partSize, length - sent);
-                var read = await ReadFullyAsync(content, buffer.AsMemory(0, size), cancellationToken);
-                if (read != size)
+                await inFlight.WaitAsync(failed.Token);
+                var offset = (number - 1) * partSize;
+                var size = (int)Math.Min(partSize, length - offset);
+                byte[]? buffer = null;
+                if (sourceFile is null)
                 {
-                    throw new IOException($"'{key}': the source ended after {sent + read} of {length} bytes (the file changed while uploading).");
+                    buffer = ArrayPool<byte>.Shared.Rent(size);
+                    var read = await ReadFullyAsync(content, buffer.AsMemory(0, size), failed.Token);
+                    if (read != size)
+                    {
+                        ArrayPool<byte>.Shared.Return(buffer);
+                        inFlight.Release();
+                        throw new IOException($"'{key}': the source ended after {offset + read} of {length} bytes (the file changed while uploading).");
+                    }
                 }
-                using var body = new MemoryStream(buffer, 0, size, writable: false);
-                var part = await S3Errors.GuardAsync(_options, key, () => _client.UploadPartAsync(new UploadPartRequest
+                var partNumber = number;
+                parts.Add(Task.Run(async () =>
                 {
-                    BucketName = _options.Bucket,
-                    Key = key,
-                    UploadId = upload.UploadId,
-                    PartNumber = number,
-                    PartSize = size,
-                    InputStream = body,
-                    UseChunkEncoding = false,
-                }, cancellationToken));
-                parts.Add(new PartETag(number, part.ETag));
-                sent += size;
+                    try
+                    {
+                        etags[partNumber - 1] = await UploadPartAsync(key, upload.UploadId, partNumber, sourceFile, offset, size, buffer, failed.Token);
+                    }
+                    catch
+                    {
+                        await failed.CancelAsync();
+                        throw;
+                    }
+                    finally
+                    {
+                        if (buffer is not null)
+                        {
+                            ArrayPool<byte>.Shared.Return(buffer);
+                        }
+                        inFlight.Release();
+                    }
+                }, CancellationToken.None));
             }
-            await S3Errors.GuardAsync(_options, key, () => _client.CompleteMultipartUploadAsync(new CompleteMultipartUploadRequest
+            await Task.WhenAll(parts);
+            await OnAnyEndpointAsync(key, client => client.CompleteMultipartUploadAsync(new CompleteMultipartUploadRequest
             {
                 BucketName = _options.Bucket,
                 Key = key,
                 UploadId = upload.UploadId,
-                PartETags = parts,
-            }, cancellationToken));
+                PartETags = [.. etags],
+            }, cancellationToken), cancellationToken);
         }
-        catch
+        catch (Exception ex)
         {
+            await failed.CancelAsync();
             try
             {
-                await _client.AbortMultipartUploadAsync(new AbortMultipartUploadRequest { BucketName = _options.Bucket, Key = key, UploadId = upload.UploadId }, CancellationToken.None);
+                await Task.WhenAll(parts);
             }
             catch (Exception)
             {
-                // The original failure is what the caller needs; an abort that fails leaves a listed, abortable upload.
+                // Each part's own failure is folded into the first one, which is what the caller sees.
+            }
+            await AbortQuietlyAsync(key, upload.UploadId);
+            // A part cancelled because another failed reports that other failure, not a cancellation.
+            var first = parts.Select(p => p.Exception?.InnerException).FirstOrDefault(e => e is not null and not OperationCanceledException);
+            if (ex is OperationCanceledException && first is not null && !cancellationToken.IsCancellationRequested)
+            {
+                throw first is GeoDriveException ? first : S3Errors.Translate(first, _options, _options.Endpoint, key);
             }
             throw;
         }
-        finally
+    }
+
+    private async Task<PartETag> UploadPartAsync(string key, string uploadId, int number, string? sourceFile, long offset, int size, byte[]? buffer, CancellationToken cancellationToken)
+    {
+        for (var attempt = 1; ; attempt++)
         {
-            ArrayPool<byte>.Shared.Return(buffer);
+            try
+            {
+                var response = await OnAnyEndpointAsync(key, client =>
+                {
+                    var request = new UploadPartRequest
+                    {
+                        BucketName = _options.Bucket,
+                        Key = key,
+                        UploadId = uploadId,
+                        PartNumber = number,
+                        PartSize = size,
+                        UseChunkEncoding = false,
+                    };
+                    if (sourceFile is not null)
+                    {
+                        request.FilePath = sourceFile;
+                        request.FilePosition = offset;
+                    }
+                    else
+                    {
+                        request.InputStream = new MemoryStream(buffer!, 0, size, writable: false);
+                    }
+                    return client.UploadPartAsync(request, cancellationToken);
+                }, cancellationToken);
+                return new PartETag(number, response.ETag);
+            }
+            catch (GeoDriveException ex) when (attempt < PartAttempts && IsWorthRetrying(ex) && !cancellationToken.IsCancellationRequested)
+            {
+                await Task.Delay(Backoff(attempt), _options.Time, cancellationToken);
+            }
+        }
+    }
+
+    /// <summary>Server errors and lost connections are worth another try; refusals (403, 404) are not.</summary>
+    private static bool IsWorthRetrying(GeoDriveException ex) =>
+        ex.ErrorId is ErrorIds.EndpointUnreachable || (ex.ErrorId is ErrorIds.StoreError && ex.InnerException is not AmazonS3Exception { StatusCode: < System.Net.HttpStatusCode.InternalServerError });
+
+    /// <summary>Exponential backoff with full jitter: 0..(200 ms · 2^attempt).</summary>
+    private static TimeSpan Backoff(int attempt) =>
+        TimeSpan.FromMilliseconds(Random.Shared.NextDouble() * 200 * (1 << Math.Min(attempt, 8)));
+
+    private async Task AbortQuietlyAsync(string key, string uploadId)
+    {
+        try
+        {
+            await OnAnyEndpointAsync(key, client => client.AbortMultipartUploadAsync(new AbortMultipartUploadRequest { BucketName = _options.Bucket, Key = key, UploadId = uploadId }, CancellationToken.None), CancellationToken.None);
+        }
+        catch (GeoDriveException)
+        {
+            // The original failure is what the caller needs; an abort that fails leaves a listed, abortable upload.
         }
     }
 }

@@ -2,6 +2,7 @@ using System.Buffers;
 using System.Net;
 using System.Runtime.CompilerServices;
 using Amazon.Runtime;
+using GeoDrive.Core.Errors;
 using Amazon.S3;
 using Amazon.S3.Model;
 using GeoDrive.Core.Model;
@@ -15,27 +16,14 @@ namespace GeoDrive.Storage.S3;
 /// </summary>
 public sealed partial class S3ObjectStore : IObjectStore, IDisposable
 {
-    private readonly AmazonS3Client _client;
+    private readonly S3EndpointPool _endpoints;
     private readonly S3StoreOptions _options;
 
     public S3ObjectStore(S3StoreOptions options)
     {
         options.Validate();
         _options = options;
-        var config = new AmazonS3Config
-        {
-            ServiceURL = options.Endpoint.ToString(),
-            ForcePathStyle = options.ForcePathStyle,
-            AuthenticationRegion = options.Region,
-            // Older servers (Ceph Pacific, moto) refuse the streaming trailer checksums SDK v4 sends by default.
-            RequestChecksumCalculation = RequestChecksumCalculation.WHEN_REQUIRED,
-            ResponseChecksumValidation = ResponseChecksumValidation.WHEN_REQUIRED,
-            ConnectTimeout = options.ConnectTimeout,
-            Timeout = options.RequestTimeout,
-            MaxErrorRetry = options.MaxErrorRetry,
-            UseHttp = options.Endpoint.Scheme == Uri.UriSchemeHttp,
-        };
-        _client = new AmazonS3Client(new BasicAWSCredentials(options.AccessKey, options.SecretKey), config);
+        _endpoints = new S3EndpointPool(options);
     }
 
     public string Bucket => _options.Bucket;
@@ -43,60 +31,65 @@ public sealed partial class S3ObjectStore : IObjectStore, IDisposable
     public async Task CheckAccessAsync(CancellationToken cancellationToken = default)
     {
         // A listing, not HEAD bucket: its error body tells "no such bucket" from "bad key" from "denied".
-        await S3Errors.GuardAsync(_options, null, () => _client.ListObjectsV2Async(new ListObjectsV2Request { BucketName = _options.Bucket, MaxKeys = 1 }, cancellationToken));
+        // Every endpoint is checked, so a mistyped second URL is found at creation, not at the first failover.
+        foreach (var endpoint in _endpoints.All)
+        {
+            await S3Errors.GuardAsync(_options, endpoint.Url, null, () => endpoint.Client.ListObjectsV2Async(new ListObjectsV2Request { BucketName = _options.Bucket, MaxKeys = 1 }, cancellationToken));
+        }
     }
 
-    public async Task<ObjectInfo?> HeadAsync(string key, CancellationToken cancellationToken = default)
-    {
-        try
+    public Task<ObjectInfo?> HeadAsync(string key, CancellationToken cancellationToken = default) =>
+        OnAnyEndpointAsync(key, async client =>
         {
-            var response = await _client.GetObjectMetadataAsync(new GetObjectMetadataRequest { BucketName = _options.Bucket, Key = key }, cancellationToken);
-            return new ObjectInfo(key, response.ContentLength, response.ETag, Utc(response.LastModified), ReadMetadata(response.Metadata), NullIfEmpty(response.VersionId));
-        }
-        catch (AmazonS3Exception ex) when (ex.StatusCode == HttpStatusCode.NotFound && ex.ErrorCode != "NoSuchBucket")
-        {
-            return null;
-        }
-        catch (Exception ex) when (ex is not OperationCanceledException || !cancellationToken.IsCancellationRequested)
-        {
-            throw S3Errors.Translate(ex, _options, key);
-        }
-    }
+            try
+            {
+                var response = await client.GetObjectMetadataAsync(new GetObjectMetadataRequest { BucketName = _options.Bucket, Key = key }, cancellationToken);
+                return new ObjectInfo(key, response.ContentLength, response.ETag, Utc(response.LastModified), ReadMetadata(response.Metadata), NullIfEmpty(response.VersionId));
+            }
+            catch (AmazonS3Exception ex) when (ex.StatusCode == HttpStatusCode.NotFound && ex.ErrorCode != "NoSuchBucket")
+            {
+                return null;
+            }
+        }, cancellationToken);
 
     public async Task<ObjectInfo> PutAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, CancellationToken cancellationToken = default)
     {
         if (length > _options.MultipartThreshold)
         {
             await PutMultipartAsync(key, content, length, metadata, cancellationToken);
+            // Verified by HEAD: the completion's own answer is not what later readers see (Ceph Pacific: empty ETag).
+            return await HeadAsync(key, cancellationToken)
+                ?? throw S3Errors.Translate(new InvalidOperationException("the object is missing right after its upload"), _options, _options.Endpoint, key);
         }
-        else
+
+        var buffer = ArrayPool<byte>.Shared.Rent((int)Math.Max(length, 1));
+        try
         {
-            var buffer = ArrayPool<byte>.Shared.Rent((int)Math.Max(length, 1));
-            try
+            // Read exactly `length` bytes into memory (≤ threshold) so the SDK can sign the payload
+            // over a seekable stream even when the source is not seekable, and a failover can resend it.
+            var read = await ReadFullyAsync(content, buffer.AsMemory(0, (int)length), cancellationToken);
+            if (read != length)
             {
-                // Read exactly `length` bytes into memory (≤ threshold) so the SDK can sign the payload
-                // over a seekable stream even when the source is not seekable.
-                var read = await ReadFullyAsync(content, buffer.AsMemory(0, (int)length), cancellationToken);
-                if (read != length)
-                {
-                    throw new IOException($"'{key}': the source gave {read} bytes where {length} were expected (the file changed while uploading).");
-                }
-                using var body = new MemoryStream(buffer, 0, (int)length, writable: false);
-                var request = new PutObjectRequest { BucketName = _options.Bucket, Key = key, InputStream = body, AutoCloseStream = false, UseChunkEncoding = false };
+                throw new IOException($"'{key}': the source gave {read} bytes where {length} were expected (the file changed while uploading).");
+            }
+            var response = await OnAnyEndpointAsync(key, client =>
+            {
+                var body = new MemoryStream(buffer, 0, (int)length, writable: false);
+                var request = new PutObjectRequest { BucketName = _options.Bucket, Key = key, InputStream = body, AutoCloseStream = true, UseChunkEncoding = false };
                 foreach (var (name, value) in metadata)
                 {
                     request.Metadata[name] = value;
                 }
-                await S3Errors.GuardAsync(_options, key, () => _client.PutObjectAsync(request, cancellationToken));
-            }
-            finally
-            {
-                ArrayPool<byte>.Shared.Return(buffer);
-            }
+                return client.PutObjectAsync(request, cancellationToken);
+            }, cancellationToken);
+            // A single PUT answers with the object's ETag, the MD5 of its bytes: the caller checks it
+            // against its own MD5, so no HEAD is needed (rclone pays one per file).
+            return new ObjectInfo(key, length, response.ETag, _options.Time.GetUtcNow(), metadata, NullIfEmpty(response.VersionId));
         }
-        // The PUT's own answer is not what later readers see (Ceph Pacific: empty ETag after multipart).
-        return await HeadAsync(key, cancellationToken)
-            ?? throw S3Errors.Translate(new InvalidOperationException("the object is missing right after its upload"), _options, key);
+        finally
+        {
+            ArrayPool<byte>.Shared.Return(buffer);
+        }
     }
 
     public async Task GetAsync(string key, Stream destination, long offset = 0, long? length = null, CancellationToken cancellationToken = default)
@@ -110,14 +103,15 @@ public sealed partial class S3ObjectStore : IObjectStore, IDisposable
         {
             request.ByteRange = length is { } l ? new ByteRange(offset, offset + l - 1) : new ByteRange($"bytes={offset}-");
         }
-        using var response = await S3Errors.GuardAsync(_options, key, () => _client.GetObjectAsync(request, cancellationToken));
+        // Failover only until the answer starts: once bytes reached the destination, a retry would repeat them.
+        using var response = await OnAnyEndpointAsync(key, client => client.GetObjectAsync(request, cancellationToken), cancellationToken);
         try
         {
             await response.ResponseStream.CopyToAsync(destination, 1 << 20, cancellationToken);
         }
         catch (Exception ex) when (ex is IOException or HttpRequestException or AmazonServiceException)
         {
-            throw S3Errors.Translate(ex, _options, key);
+            throw S3Errors.Translate(ex, _options, _options.Endpoint, key);
         }
     }
 
@@ -126,7 +120,7 @@ public sealed partial class S3ObjectStore : IObjectStore, IDisposable
         var request = new ListObjectsV2Request { BucketName = _options.Bucket, Prefix = prefix, Delimiter = recursive ? null : "/" };
         while (true)
         {
-            var response = await S3Errors.GuardAsync(_options, prefix, () => _client.ListObjectsV2Async(request, cancellationToken));
+            var response = await OnAnyEndpointAsync(prefix, client => client.ListObjectsV2Async(request, cancellationToken), cancellationToken);
             foreach (var folder in response.CommonPrefixes ?? [])
             {
                 yield return new ObjectInfo(folder, 0, null, DateTimeOffset.MinValue, EmptyMetadata);
@@ -143,19 +137,44 @@ public sealed partial class S3ObjectStore : IObjectStore, IDisposable
         }
     }
 
-    public async Task DeleteAsync(string key, CancellationToken cancellationToken = default)
+    public Task DeleteAsync(string key, CancellationToken cancellationToken = default) =>
+        OnAnyEndpointAsync(key, client => client.DeleteObjectAsync(new DeleteObjectRequest { BucketName = _options.Bucket, Key = key }, cancellationToken), cancellationToken);
+
+    /// <summary>
+    /// Runs one request on the next endpoint; when that endpoint cannot be reached it is taken out and
+    /// the request goes to the next one, so one stopped gateway never fails a transfer while another
+    /// answers. Answers from a server (403, 404, 5xx after the SDK's own retries) are final here.
+    /// </summary>
+    private async Task<T> OnAnyEndpointAsync<T>(string? key, Func<AmazonS3Client, Task<T>> call, CancellationToken cancellationToken)
     {
-        await S3Errors.GuardAsync(_options, key, () => _client.DeleteObjectAsync(new DeleteObjectRequest { BucketName = _options.Bucket, Key = key }, cancellationToken));
+        GeoDriveException? unreachable = null;
+        for (var attempt = 0; attempt < _endpoints.Count; attempt++)
+        {
+            cancellationToken.ThrowIfCancellationRequested();
+            var endpoint = _endpoints.Pick();
+            try
+            {
+                var result = await S3Errors.GuardAsync(_options, endpoint.Url, key, () => call(endpoint.Client));
+                _endpoints.Succeeded(endpoint);
+                return result;
+            }
+            catch (GeoDriveException ex) when (S3Errors.IsUnreachable(ex))
+            {
+                _endpoints.Failed(endpoint);
+                unreachable = ex;
+            }
+        }
+        throw unreachable!;
     }
 
     /// <summary>Multipart uploads still open in the bucket (an orphan costs space): for tests and admin checks.</summary>
     public async Task<IReadOnlyList<string>> ListOpenMultipartUploadsAsync(CancellationToken cancellationToken = default)
     {
-        var response = await S3Errors.GuardAsync(_options, null, () => _client.ListMultipartUploadsAsync(new ListMultipartUploadsRequest { BucketName = _options.Bucket }, cancellationToken));
+        var response = await OnAnyEndpointAsync(null, client => client.ListMultipartUploadsAsync(new ListMultipartUploadsRequest { BucketName = _options.Bucket }, cancellationToken), cancellationToken);
         return (response.MultipartUploads ?? []).Select(u => u.Key).ToList();
     }
 
-    public void Dispose() => _client.Dispose();
+    public void Dispose() => _endpoints.Dispose();
 
     private static readonly IReadOnlyDictionary<string, string> EmptyMetadata = new Dictionary<string, string>();
 

@@ -5,7 +5,27 @@ namespace GeoDrive.Storage.S3;
 /// <summary>Where and how to reach one bucket. Validated once, before the first request.</summary>
 public sealed class S3StoreOptions
 {
+    /// <summary>The first endpoint URL; error messages name the endpoint that failed.</summary>
     public required Uri Endpoint { get; init; }
+
+    /// <summary>More URLs of the same S3 service (other gateway nodes), used round-robin with <see cref="Endpoint"/>.</summary>
+    public IReadOnlyList<Uri> AdditionalEndpoints { get; init; } = [];
+
+    public IReadOnlyList<Uri> AllEndpoints => [Endpoint, .. AdditionalEndpoints];
+
+    /// <summary>How long an endpoint that could not be reached sits out before it is probed again (doubling per failure).</summary>
+    public TimeSpan EndpointOutTime { get; init; } = TimeSpan.FromSeconds(5);
+
+    public TimeSpan EndpointMaxOutTime { get; init; } = TimeSpan.FromMinutes(2);
+
+    /// <summary>Parts of one multipart upload in flight at once (transfer.multipart.uploadThreads).</summary>
+    public int MultipartUploadThreads { get; init; } = 4;
+
+    /// <summary>HTTP connections kept per endpoint: sized to the transfers that run at once.</summary>
+    public int MaxConnectionsPerEndpoint { get; init; } = 64;
+
+    /// <summary>The store's clock, for taking endpoints out and back in.</summary>
+    public TimeProvider Time { get; init; } = TimeProvider.System;
     public required string Bucket { get; init; }
 
     /// <summary>The drive's key prefix (informational here: callers pass full keys).</summary>
@@ -33,9 +53,16 @@ public sealed class S3StoreOptions
 
     public void Validate()
     {
-        if (Endpoint is null || !Endpoint.IsAbsoluteUri || (Endpoint.Scheme != Uri.UriSchemeHttp && Endpoint.Scheme != Uri.UriSchemeHttps))
+        foreach (var endpoint in AllEndpoints)
         {
-            throw Invalid($"'{Endpoint}' is not an http(s) endpoint URL.", "Give the S3 endpoint as a URL, e.g. http://127.0.0.1:9000.");
+            if (endpoint is null || !endpoint.IsAbsoluteUri || (endpoint.Scheme != Uri.UriSchemeHttp && endpoint.Scheme != Uri.UriSchemeHttps))
+            {
+                throw Invalid($"'{endpoint}' is not an http(s) endpoint URL.", "Give the S3 endpoint as a URL, e.g. http://127.0.0.1:9000.");
+            }
+        }
+        if (MultipartUploadThreads < 1 || MaxConnectionsPerEndpoint < 1)
+        {
+            throw Invalid("Multipart threads and connections per endpoint must be at least 1.", "Raise transfer.multipart.uploadThreads.");
         }
         if (string.IsNullOrWhiteSpace(Bucket))
         {
@@ -54,5 +81,5 @@ public sealed class S3StoreOptions
     private static GeoDriveException Invalid(string message, string remedy) => new(ErrorIds.InvalidRequest, ErrorKind.InvalidArgument, message, remedy);
 
     // Never let the secret reach a log through ToString.
-    public override string ToString() => $"{Endpoint} bucket {Bucket} as {AccessKey}";
+    public override string ToString() => $"{string.Join(", ", AllEndpoints)} bucket {Bucket} as {AccessKey}";
 }

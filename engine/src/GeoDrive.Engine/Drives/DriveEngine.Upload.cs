@@ -53,13 +53,15 @@ public sealed partial class DriveEngine
             if (hashes.Length == local.Size)
             {
                 var metadata = ObjectLayout.MetadataFor(hashes.Sha256, local.Size, local.ModifiedUtc, local.Mode);
+                ObjectInfo put;
                 await using (var content = FileHashes.OpenShared(localPath))
                 {
-                    await _store.PutAsync(key, content, local.Size, metadata, cancellationToken);
+                    put = await _store.PutAsync(key, content, local.Size, metadata, cancellationToken);
                 }
-                // Verify with HEAD, not the PUT's answer: some servers (Ceph Pacific) return an empty
-                // ETag on multipart completion, and HEAD is what any later reader will see.
-                head = await _store.HeadAsync(key, cancellationToken);
+                // A single PUT answers with the MD5 the server computed over the bytes it stored:
+                // checked against ours, that is verification enough. Otherwise (multipart, or a server
+                // that answers without it) HEAD, which is also what any later reader will see.
+                head = ObjectLayout.IsPlainMd5(put.ETag) ? put : await _store.HeadAsync(key, cancellationToken);
             }
             return await FinishUploadAsync(path, key, generation, local, hashes, head, cancellationToken);
         }

@@ -32,6 +32,9 @@ public static class ObjectLayout
         [ModeKey] = Convert.ToString((int)mode, 8),
     };
 
+    /// <summary>True for an ETag that is the MD5 of the whole object (a single PUT), not a multipart "…-N" one.</summary>
+    public static bool IsPlainMd5(string? etag) => etag?.Trim('"') is { Length: 32 } plain && !plain.Contains('-', StringComparison.Ordinal);
+
     /// <summary>
     /// True when the object holds exactly the bytes with this size and checksum: size matches and the
     /// checksum recorded at upload matches; for a single-part upload the ETag (the server's MD5 of
@@ -47,10 +50,9 @@ public static class ObjectLayout
         {
             return false;
         }
-        var etag = info.ETag?.Trim('"');
-        if (md5 is not null && etag is { Length: 32 } && !etag.Contains('-', StringComparison.Ordinal))
+        if (md5 is not null && IsPlainMd5(info.ETag))
         {
-            return string.Equals(etag, md5, StringComparison.OrdinalIgnoreCase);
+            return string.Equals(info.ETag!.Trim('"'), md5, StringComparison.OrdinalIgnoreCase);
         }
         return true;
     }

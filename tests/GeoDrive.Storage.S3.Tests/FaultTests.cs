@@ -1,0 +1,131 @@
+using GeoDrive.Storage.S3;
+using GeoDrive.TestSupport;
+
+namespace GeoDrive.Storage.S3.Tests;
+
+/// <summary>Endpoints failing and answering badly, injected by a fault proxy in front of the real test server.</summary>
+public sealed class FaultTests(S3ServerFixture s3) : IClassFixture<S3ServerFixture>, IDisposable
+{
+    private const int MiB = 1024 * 1024;
+    private readonly TempDirectory _temp = new("faults");
+    private readonly List<FaultProxy> _proxies = [];
+
+    private FaultProxy Proxy()
+    {
+        var proxy = new FaultProxy(s3.Endpoint);
+        _proxies.Add(proxy);
+        return proxy;
+    }
+
+    private S3ObjectStore Store(string bucket, FaultProxy first, params FaultProxy[] more) => new(new S3StoreOptions
+    {
+        Endpoint = new Uri(first.Endpoint),
+        AdditionalEndpoints = more.Select(p => new Uri(p.Endpoint)).ToArray(),
+        Bucket = bucket,
+        AccessKey = s3.AccessKey,
+        SecretKey = s3.SecretKey,
+        MultipartThreshold = 5 * MiB,
+        PartSize = 5 * MiB,
+        MultipartUploadThreads = 3,
+        MaxErrorRetry = 3,
+        ConnectTimeout = TimeSpan.FromSeconds(2),
+    });
+
+    private async Task<string> FileWithAsync(byte[] bytes)
+    {
+        var path = _temp.Combine(Guid.NewGuid().ToString("N"));
+        await File.WriteAllBytesAsync(path, bytes);
+        return path;
+    }
+
+    private static async Task<byte[]> GetAsync(S3ObjectStore store, string key)
+    {
+        using var buffer = new MemoryStream();
+        await store.GetAsync(key, buffer);
+        return buffer.ToArray();
+    }
+
+    [Fact]
+    public async Task Injected_SlowDowns_and_connection_resets_are_retried_with_no_corruption_and_no_open_multipart_upload()
+    {
+        var bucket = s3.CreateBucket();
+        var proxy = Proxy();
+        using var store = Store(bucket, proxy);
+        var large = DriveRig.RandomBytes(23 * MiB + 1, 1);
+        var small = DriveRig.RandomBytes(300_000, 2);
+        var meta = new Dictionary<string, string>();
+
+        proxy.InjectSlowDowns(3);
+        proxy.InjectResets(2);
+        await using (var source = File.OpenRead(await FileWithAsync(large)))
+        {
+            await store.PutAsync("big.bin", source, large.Length, meta);
+        }
+        proxy.InjectResets(1);
+        proxy.InjectSlowDowns(1);
+        await store.PutAsync("small.bin", new MemoryStream(small), small.Length, meta);
+        proxy.InjectSlowDowns(1);
+        var bigBack = await GetAsync(store, "big.bin");
+
+        Assert.Equal(large, bigBack);
+        Assert.Equal(small, await GetAsync(store, "small.bin"));
+        Assert.True(proxy.SlowDownsSent + proxy.ResetsSent >= 7, $"faults delivered: {proxy.SlowDownsSent} SlowDown, {proxy.ResetsSent} resets");
+        Assert.Empty(await store.ListOpenMultipartUploadsAsync());
+    }
+
+    [Fact]
+    public async Task With_two_endpoints_stopping_one_mid_run_still_completes_every_transfer()
+    {
+        var bucket = s3.CreateBucket();
+        var first = Proxy();
+        var second = Proxy();
+        using var store = Store(bucket, first, second);
+        var contents = Enumerable.Range(0, 30).Select(i => DriveRig.RandomBytes(50_000 + i, 100 + i)).ToList();
+        var meta = new Dictionary<string, string>();
+
+        for (var i = 0; i < contents.Count; i++)
+        {
+            if (i == 10)
+            {
+                second.Stop();
+            }
+            await store.PutAsync($"f{i:00}.bin", new MemoryStream(contents[i]), contents[i].Length, meta);
+        }
+        var large = DriveRig.RandomBytes(12 * MiB, 3);
+        await using (var source = File.OpenRead(await FileWithAsync(large)))
+        {
+            await store.PutAsync("large.bin", source, large.Length, meta);
+        }
+
+        for (var i = 0; i < contents.Count; i++)
+        {
+            Assert.Equal(contents[i], await GetAsync(store, $"f{i:00}.bin"));
+        }
+        Assert.Equal(large, await GetAsync(store, "large.bin"));
+        Assert.Empty(await store.ListOpenMultipartUploadsAsync());
+    }
+
+    [Fact]
+    public async Task A_stopped_endpoint_is_probed_back_in_once_it_answers_again()
+    {
+        var bucket = s3.CreateBucket();
+        var only = Proxy();
+        using var store = Store(bucket, only);
+        only.Stop();
+        var refused = await Assert.ThrowsAsync<GeoDrive.Core.Errors.GeoDriveException>(() => store.HeadAsync("x"));
+        Assert.Equal(GeoDrive.Core.Errors.ErrorIds.EndpointUnreachable, refused.ErrorId);
+
+        only.Start();
+
+        Assert.Null(await store.HeadAsync("x"));
+    }
+
+    public void Dispose()
+    {
+        foreach (var proxy in _proxies)
+        {
+            proxy.Dispose();
+        }
+        _temp.Dispose();
+    }
+}

@@ -1,0 +1,194 @@
+using System.Collections.Concurrent;
+using System.Net;
+using System.Net.Sockets;
+using System.Text;
+
+namespace GeoDrive.TestSupport;
+
+/// <summary>
+/// A TCP proxy on 127.0.0.1 in front of the test's S3 server that injects the faults a real server
+/// cannot be made to produce on demand: 503 SlowDown answers, connection resets, and being down
+/// (stopped: connections refused). Faults are handed to new connections; arming one drops the open
+/// connections so the client's next requests come on new ones. A fault-injection stand-in, by design.
+/// </summary>
+public sealed class FaultProxy : IDisposable
+{
+    private const string SlowDownBody = "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>";
+    private readonly IPEndPoint _upstream;
+    private readonly ConcurrentDictionary<Socket, byte> _connections = new();
+    private TcpListener? _listener;
+    private int _pendingSlowDowns;
+    private int _pendingResets;
+    private int _slowDownsSent;
+    private int _resetsSent;
+
+    public FaultProxy(string upstreamEndpoint)
+    {
+        var uri = new Uri(upstreamEndpoint);
+        _upstream = new IPEndPoint(IPAddress.Loopback, uri.Port);
+        Port = S3TestServer.FreePort();
+        Start();
+    }
+
+    public int Port { get; }
+
+    public string Endpoint => $"http://127.0.0.1:{Port}";
+
+    public int SlowDownsSent => Volatile.Read(ref _slowDownsSent);
+
+    public int ResetsSent => Volatile.Read(ref _resetsSent);
+
+    /// <summary>The next <paramref name="count"/> connections get "503 SlowDown" instead of the server.</summary>
+    public void InjectSlowDowns(int count)
+    {
+        Interlocked.Add(ref _pendingSlowDowns, count);
+        DropConnections();
+    }
+
+    /// <summary>The next <paramref name="count"/> connections are reset (RST) once the request arrives.</summary>
+    public void InjectResets(int count)
+    {
+        Interlocked.Add(ref _pendingResets, count);
+        DropConnections();
+    }
+
+    /// <summary>The endpoint goes down: open connections are cut and new ones refused until <see cref="Start"/>.</summary>
+    public void Stop()
+    {
+        _listener?.Stop();
+        _listener = null;
+        DropConnections();
+    }
+
+    public void Start()
+    {
+        var listener = new TcpListener(IPAddress.Loopback, Port);
+        listener.Server.SetSocketOption(SocketOptionLevel.Socket, SocketOptionName.ReuseAddress, true);
+        listener.Start();
+        _listener = listener;
+        _ = AcceptAsync(listener);
+    }
+
+    private async Task AcceptAsync(TcpListener listener)
+    {
+        while (true)
+        {
+            Socket client;
+            try
+            {
+                client = await listener.AcceptSocketAsync();
+            }
+            catch (Exception ex) when (ex is SocketException or ObjectDisposedException or InvalidOperationException)
+            {
+                return;
+            }
+            _ = ServeAsync(client);
+        }
+    }
+
+    private async Task ServeAsync(Socket client)
+    {
+        _connections[client] = 0;
+        try
+        {
+            if (Take(ref _pendingResets))
+            {
+                await ReadRequestHeadAsync(client);
+                client.LingerState = new LingerOption(true, 0);
+                Interlocked.Increment(ref _resetsSent);
+                return;
+            }
+            if (Take(ref _pendingSlowDowns))
+            {
+                await ReadRequestHeadAsync(client);
+                var response = $"HTTP/1.1 503 Slow Down\r\nContent-Type: application/xml\r\nContent-Length: {Encoding.ASCII.GetByteCount(SlowDownBody)}\r\nConnection: close\r\n\r\n{SlowDownBody}";
+                await client.SendAsync(Encoding.ASCII.GetBytes(response));
+                Interlocked.Increment(ref _slowDownsSent);
+                return;
+            }
+            using var upstream = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp) { NoDelay = true };
+            await upstream.ConnectAsync(_upstream);
+            _connections[upstream] = 0;
+            try
+            {
+                await Task.WhenAny(PipeAsync(client, upstream), PipeAsync(upstream, client));
+            }
+            finally
+            {
+                _connections.TryRemove(upstream, out _);
+            }
+        }
+        catch (Exception ex) when (ex is SocketException or ObjectDisposedException or IOException)
+        {
+            // The client or the server went away: that is all a proxy needs to know.
+        }
+        finally
+        {
+            _connections.TryRemove(client, out _);
+            client.Dispose();
+        }
+    }
+
+    private static bool Take(ref int pending)
+    {
+        while (true)
+        {
+            var current = Volatile.Read(ref pending);
+            if (current <= 0)
+            {
+                return false;
+            }
+            if (Interlocked.CompareExchange(ref pending, current - 1, current) == current)
+            {
+                return true;
+            }
+        }
+    }
+
+    private static async Task ReadRequestHeadAsync(Socket client)
+    {
+        var buffer = new byte[8192];
+        var seen = new StringBuilder();
+        while (!seen.ToString().Contains("\r\n\r\n", StringComparison.Ordinal))
+        {
+            var n = await client.ReceiveAsync(buffer);
+            if (n == 0)
+            {
+                return;
+            }
+            seen.Append(Encoding.ASCII.GetString(buffer, 0, n));
+        }
+    }
+
+    private static async Task PipeAsync(Socket from, Socket to)
+    {
+        var buffer = new byte[81920];
+        while (true)
+        {
+            var n = await from.ReceiveAsync(buffer);
+            if (n == 0)
+            {
+                to.Shutdown(SocketShutdown.Send);
+                return;
+            }
+            await to.SendAsync(buffer.AsMemory(0, n));
+        }
+    }
+
+    private void DropConnections()
+    {
+        foreach (var socket in _connections.Keys)
+        {
+            try
+            {
+                socket.LingerState = new LingerOption(true, 0);
+                socket.Close();
+            }
+            catch (ObjectDisposedException)
+            {
+            }
+        }
+    }
+
+    public void Dispose() => Stop();
+}
