@@ -1,0 +1,211 @@
+using System.Diagnostics;
+using System.Globalization;
+using System.Text;
+using Amazon.Runtime;
+using Amazon.S3;
+using Amazon.S3.Model;
+using GeoDrive.Bench;
+
+// The transfer benchmark (issue 4; method of the seed's white paper): datasets of one file size each,
+// workloads 100 % upload, 100 % restore and mixed, for GeoDrive, rclone and a raw AWSSDK.S3 client on
+// the same server in one run. Prints a table of files/s and MB/s with the ratios GeoDrive/ceiling and
+// GeoDrive/rclone, and writes CSV and one gnuplot script (and PNG, if gnuplot is there) per workload.
+var options = BenchOptions.Parse(args);
+var datasets = Dataset.ForScale(options.Scale);
+var workloads = Workload.All.Where(w => options.Workloads is null || options.Workloads.Contains(w.Name)).ToList();
+Directory.CreateDirectory(options.Out);
+Console.WriteLine($"GeoDrive transfer benchmark: scale {options.Scale}, endpoint {options.Endpoint}, threads {string.Join('/', options.Threads)}, multipart threads {string.Join('/', options.MultipartThreads)}");
+Console.WriteLine($"machine: {Environment.ProcessorCount} cores, {File.ReadLines("/proc/cpuinfo").FirstOrDefault(l => l.StartsWith("model name", StringComparison.Ordinal))?.Split(':')[1].Trim()}");
+
+foreach (var dataset in datasets)
+{
+    dataset.Generate(options.Work);
+}
+
+using var admin = new AmazonS3Client(new BasicAWSCredentials(options.AccessKey, options.SecretKey), new AmazonS3Config
+{
+    ServiceURL = options.Endpoint,
+    ForcePathStyle = true,
+    AuthenticationRegion = "us-east-1",
+    RequestChecksumCalculation = RequestChecksumCalculation.WHEN_REQUIRED,
+    ResponseChecksumValidation = ResponseChecksumValidation.WHEN_REQUIRED,
+});
+var bucket = "bench-" + DateTime.UtcNow.ToString("yyyyMMddHHmmss", CultureInfo.InvariantCulture);
+await admin.PutBucketAsync(bucket);
+
+var results = new List<Measurement>();
+var runNumber = 0;
+foreach (var threads in options.Threads)
+{
+    foreach (var multipartThreads in options.MultipartThreads)
+    {
+        var settings = new BenchSettings(options.Work, options.Endpoint, options.AccessKey, options.SecretKey, threads, multipartThreads,
+            PartSize: 16L * 1024 * 1024, MultipartThreshold: 64L * 1024 * 1024);
+        foreach (var dataset in datasets)
+        {
+            foreach (var clientName in options.Clients)
+            {
+                await using var client = await CreateAsync(clientName, settings);
+                foreach (var workload in workloads)
+                {
+                    var run = $"run{++runNumber}";
+                    var files = dataset.RelativePaths.ToList();
+                    var uploadCount = files.Count * workload.UploadPercent / 100;
+                    var upload = files.Take(uploadCount).ToList();
+                    var restore = files.Skip(uploadCount).ToList();
+                    await client.SeedAsync(run, restore);
+                    client.ResourceUse();
+                    var clock = Stopwatch.StartNew();
+                    await client.RunAsync(run, upload, restore);
+                    var seconds = clock.Elapsed.TotalSeconds;
+                    var use = client.ResourceUse();
+                    var m = new Measurement(client.Name, dataset.Name, workload.Name, threads, files.Count, dataset.TotalBytes, seconds,
+                        use is { } u ? u.CpuSeconds * 1000 / files.Count : null, use?.PeakRss);
+                    results.Add(m);
+                    Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
+                        $"  {m.Client,-9} {m.Dataset,-6} {m.Workload,-12} t={threads,-3} mp={multipartThreads} {m.FilesPerSecond,9:0.0} files/s {m.MegabytesPerSecond,8:0.0} MB/s"));
+                    await client.FinishAsync(run);
+                    await EmptyPrefixAsync(admin, bucket, run + "/");
+                    var restored = Path.Combine(options.Work, "restore");
+                    if (Directory.Exists(restored))
+                    {
+                        Directory.Delete(restored, recursive: true);
+                    }
+                }
+            }
+        }
+    }
+}
+
+var report = Report.Table(results);
+Console.WriteLine();
+Console.WriteLine(report);
+await File.WriteAllTextAsync(Path.Combine(options.Out, "results.md"), report);
+await File.WriteAllTextAsync(Path.Combine(options.Out, "results.csv"), Report.Csv(results));
+Report.Plots(results, options.Out);
+return 0;
+
+async Task<IBenchClient> CreateAsync(string name, BenchSettings settings) => name switch
+{
+    "raw-sdk" => new RawS3Client(settings, bucket),
+    "rclone" => new RcloneClient(settings, bucket),
+    "geodrive" => await GeoDriveRunner.StartAsync(settings, bucket, options.ServiceDll),
+    _ => throw new ArgumentException($"unknown client '{name}' (raw-sdk, rclone, geodrive)"),
+};
+
+static async Task EmptyPrefixAsync(AmazonS3Client s3, string bucket, string prefix)
+{
+    var request = new ListObjectsV2Request { BucketName = bucket, Prefix = prefix };
+    while (true)
+    {
+        var page = await s3.ListObjectsV2Async(request);
+        foreach (var batch in (page.S3Objects ?? []).Chunk(500))
+        {
+            await s3.DeleteObjectsAsync(new DeleteObjectsRequest { BucketName = bucket, Objects = batch.Select(o => new KeyVersion { Key = o.Key }).ToList() });
+        }
+        if (page.IsTruncated != true)
+        {
+            return;
+        }
+        request.ContinuationToken = page.NextContinuationToken;
+    }
+}
+
+internal sealed record BenchOptions(string Scale, string Endpoint, string AccessKey, string SecretKey, int[] Threads, int[] MultipartThreads,
+    string[] Clients, string[]? Workloads, string ServiceDll, string Work, string Out)
+{
+    public static BenchOptions Parse(string[] args)
+    {
+        string Arg(string name, string fallback)
+        {
+            var i = Array.IndexOf(args, "--" + name);
+            return i >= 0 && i + 1 < args.Length ? args[i + 1] : fallback;
+        }
+        int[] Ints(string name, string fallback) => Arg(name, fallback).Split(',').Select(s => int.Parse(s, CultureInfo.InvariantCulture)).ToArray();
+        var workloads = Arg("workloads", "");
+        return new BenchOptions(
+            Arg("scale", "medium"),
+            Arg("endpoint", "http://127.0.0.1:7480"),
+            Environment.GetEnvironmentVariable("S3_ACCESS_KEY") ?? "test",
+            Environment.GetEnvironmentVariable("S3_SECRET_KEY") ?? "testsecret",
+            Ints("threads", "16"),
+            Ints("multipart-threads", "4"),
+            Arg("clients", "raw-sdk,rclone,geodrive").Split(','),
+            workloads.Length == 0 ? null : workloads.Split(','),
+            Arg("service", ".artifacts/service/GeoDrive.Service.dll"),
+            Arg("work", "/tmp/geodrive-bench"),
+            Arg("out", "tests/bench/results"));
+    }
+}
+
+internal static class Report
+{
+    public static string Table(IReadOnlyList<Measurement> results)
+    {
+        var text = new StringBuilder();
+        text.AppendLine("| dataset | workload | threads | raw-sdk files/s | rclone files/s | geodrive files/s | geodrive MB/s | geodrive/ceiling | geodrive/rclone | geodrive CPU s/1000 files | geodrive peak RSS MB |");
+        text.AppendLine("|---|---|---|---|---|---|---|---|---|---|---|");
+        foreach (var group in results.GroupBy(r => (r.Dataset, r.Workload, r.Threads)))
+        {
+            double? Rate(string client) => group.FirstOrDefault(r => r.Client == client)?.FilesPerSecond;
+            var geo = group.FirstOrDefault(r => r.Client == "geodrive");
+            string F(double? v, string format = "0.0") => v is { } x ? x.ToString(format, CultureInfo.InvariantCulture) : "–";
+            text.AppendLine(CultureInfo.InvariantCulture, $"| {group.Key.Dataset} | {group.Key.Workload} | {group.Key.Threads} | {F(Rate("raw-sdk"))} | {F(Rate("rclone"))} | {F(Rate("geodrive"))} | {F(geo?.MegabytesPerSecond)} | {F(Rate("geodrive") / Rate("raw-sdk"), "0.00")} | {F(Rate("geodrive") / Rate("rclone"), "0.00")} | {F(geo?.CpuSecondsPer1000Files, "0.00")} | {F(geo?.PeakRssBytes / 1e6, "0")} |");
+        }
+        return text.ToString();
+    }
+
+    public static string Csv(IReadOnlyList<Measurement> results)
+    {
+        var text = new StringBuilder("client,dataset,workload,threads,files,bytes,seconds,files_per_s,mb_per_s,cpu_s_per_1000_files,peak_rss_bytes\n");
+        foreach (var r in results)
+        {
+            text.AppendLine(CultureInfo.InvariantCulture, $"{r.Client},{r.Dataset},{r.Workload},{r.Threads},{r.Files},{r.Bytes},{r.Seconds:0.000},{r.FilesPerSecond:0.00},{r.MegabytesPerSecond:0.00},{r.CpuSecondsPer1000Files:0.000},{r.PeakRssBytes}");
+        }
+        return text.ToString();
+    }
+
+    /// <summary>One bar chart per workload (MB/s per dataset, a bar per client), like the seed's figures 11-17.</summary>
+    public static void Plots(IReadOnlyList<Measurement> results, string folder)
+    {
+        foreach (var workload in results.Select(r => r.Workload).Distinct())
+        {
+            var rows = results.Where(r => r.Workload == workload && r.Threads == results.Max(x => x.Threads)).ToList();
+            var clients = rows.Select(r => r.Client).Distinct().ToList();
+            var data = new StringBuilder("dataset " + string.Join(' ', clients) + "\n");
+            foreach (var dataset in rows.Select(r => r.Dataset).Distinct())
+            {
+                data.Append(dataset);
+                foreach (var client in clients)
+                {
+                    data.Append(' ').Append((rows.FirstOrDefault(r => r.Dataset == dataset && r.Client == client)?.MegabytesPerSecond ?? 0).ToString("0.00", CultureInfo.InvariantCulture));
+                }
+                data.Append('\n');
+            }
+            var dat = Path.Combine(folder, $"{workload}.dat");
+            File.WriteAllText(dat, data.ToString());
+            var script = Path.Combine(folder, $"{workload}.gp");
+            File.WriteAllText(script, $"""
+                set terminal png size 900,500
+                set output '{Path.Combine(folder, workload + ".png")}'
+                set title 'GeoDrive transfer benchmark: {workload} (MB/s, higher is better)'
+                set style data histograms
+                set style histogram clustered gap 1
+                set style fill solid 0.8 border -1
+                set logscale y
+                set ylabel 'MB/s'
+                set key top left
+                plot for [c=2:{clients.Count + 1}] '{dat}' using c:xtic(1) title columnheader
+                """);
+            try
+            {
+                using var gnuplot = Process.Start(new ProcessStartInfo("gnuplot", [script]) { RedirectStandardError = true });
+                gnuplot?.WaitForExit();
+            }
+            catch (System.ComponentModel.Win32Exception)
+            {
+                Console.Error.WriteLine($"gnuplot is not installed: {script} is left to draw {workload}.png");
+            }
+        }
+    }
+}

@@ -1,0 +1,35 @@
+#!/bin/bash
+# The transfer benchmark in one command (issue 4). Generates the datasets, starts a real S3 server
+# (Ceph RGW, its own instance on port 7490; BENCH_S3=moto for a quick look), builds the service and
+# the harness, and measures GeoDrive, rclone and a raw AWSSDK.S3 client on that server in one run.
+#   bash tests/bench/run.sh [--scale smoke|medium|full] [--threads 8,16,64] [--multipart-threads 2,4]
+#                           [--workloads upload,restore,mixed-50-50,mixed-20-80,mixed-80-20] [--clients raw-sdk,rclone,geodrive]
+# Writes tests/bench/results/<scale>/: results.md (the table), results.csv, run.log, a .png per workload.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1
+scale=medium
+for ((i = 1; i <= $#; i++)); do [ "${!i}" = --scale ] && { j=$((i + 1)); scale=${!j}; }; done
+out=tests/bench/results/$scale
+mkdir -p "$out"
+
+bash scripts/install-deps.sh
+command -v gnuplot >/dev/null || { DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends gnuplot-nox >/dev/null; }
+bash scripts/build.sh >/dev/null
+dotnet build tests/bench/GeoDrive.Bench -c Release -o .artifacts/bench -nologo -v q -clp:ErrorsOnly
+
+if [ "${BENCH_S3:-ceph}" = moto ]; then
+  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  bash scripts/s3/start-moto.sh "$port" /tmp/geodrive-bench-moto.pid >/dev/null
+  trap 'bash scripts/s3/stop-moto.sh /tmp/geodrive-bench-moto.pid' EXIT
+  endpoint=http://127.0.0.1:$port; export S3_ACCESS_KEY=bench S3_SECRET_KEY=bench-secret
+else
+  # Its own cluster, fresh (the OSD keeps memory after big runs), apart from the tests' one on 7480.
+  export CEPH_S3_DIR=/tmp/geodrive-bench-ceph S3_PORT=7490 MON_PORT_V2=3310 MON_PORT_V1=6799 MEMSTORE_BYTES=$((12 * 1024 * 1024 * 1024))
+  bash scripts/s3/start-ceph-s3.sh --fresh >/dev/null
+  trap 'bash scripts/s3/stop-ceph-s3.sh --wipe >/dev/null 2>&1 || true' EXIT
+  endpoint=http://127.0.0.1:$S3_PORT; export S3_ACCESS_KEY=${S3_ACCESS_KEY:-test} S3_SECRET_KEY=${S3_SECRET_KEY:-testsecret}
+fi
+
+{ echo "command: bash tests/bench/run.sh $*"; echo "server: ${BENCH_S3:-ceph} at $endpoint"; date -u; } > "$out/run.log"
+dotnet .artifacts/bench/GeoDrive.Bench.dll --endpoint "$endpoint" --service .artifacts/service/GeoDrive.Service.dll --out "$out" "$@" | tee -a "$out/run.log"
