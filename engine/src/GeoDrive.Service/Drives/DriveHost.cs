@@ -4,6 +4,7 @@ using GeoDrive.Core.Ports;
 using GeoDrive.Engine.Drives;
 using GeoDrive.Mount.Fuse;
 using GeoDrive.Policies.Evaluation;
+using GeoDrive.Policies.Model;
 using GeoDrive.State;
 using GeoDrive.Storage.S3;
 using DriveInfo = GeoDrive.Api.DriveInfo;
@@ -58,10 +59,17 @@ public sealed class DriveHost : IAsyncDisposable
 
     public static async Task<DriveHost> OpenAsync(DriveDefinition definition, DriveCredential credential, PolicyEvaluator policy, IClock clock, ILoggerFactory loggers, CancellationToken cancellationToken)
     {
-        var engineOptions = new DriveEngineOptions { Name = definition.Name, CachePath = definition.CachePath, Prefix = definition.Prefix };
+        // transfer.* is read when the drive starts; a change to it takes effect at the next mount or service start.
+        var engineOptions = new DriveEngineOptions
+        {
+            Name = definition.Name,
+            CachePath = definition.CachePath,
+            Prefix = definition.Prefix,
+            UploadConcurrency = policy.Policy.UploadThreads.Value,
+        };
         Directory.CreateDirectory(engineOptions.InternalPath);
         var index = LiteDbFileIndex.Open(Path.Combine(engineOptions.InternalPath, "index.db"));
-        var store = new S3ObjectStore(StoreOptions(definition, credential));
+        var store = new S3ObjectStore(StoreOptions(definition, credential, policy));
         try
         {
             var logger = loggers.CreateLogger($"GeoDrive.Drive.{definition.Name}");
@@ -81,8 +89,13 @@ public sealed class DriveHost : IAsyncDisposable
         }
     }
 
-    public static S3StoreOptions StoreOptions(DriveDefinition definition, DriveCredential credential) => new()
+    public static S3StoreOptions StoreOptions(DriveDefinition definition, DriveCredential credential, PolicyEvaluator? policy = null) => new()
     {
+        MultipartThreshold = Math.Max(policy?.Policy.MultipartThreshold.Value ?? PolicyDefaults.MultipartThreshold, policy?.Policy.PartSize.Value ?? PolicyDefaults.PartSize),
+        PartSize = policy?.Policy.PartSize.Value ?? PolicyDefaults.PartSize,
+        MultipartUploadThreads = policy?.Policy.MultipartUploadThreads.Value ?? PolicyDefaults.MultipartUploadThreads,
+        // Every upload and its parts may hold a connection at once.
+        MaxConnectionsPerEndpoint = Math.Max(16, (policy?.Policy.UploadThreads.Value ?? PolicyDefaults.UploadThreads) * (policy?.Policy.MultipartUploadThreads.Value ?? PolicyDefaults.MultipartUploadThreads)),
         Endpoint = new Uri(definition.Endpoint),
         Bucket = definition.Bucket,
         Prefix = definition.Prefix,
