@@ -38,6 +38,20 @@ public sealed class FileIndexTests : IDisposable
     }
 
     [Fact]
+    public void CountByState_counts_every_state_and_follows_changes()
+    {
+        _index.Put(Samples.Entry("a", FileState.Dirty));
+        _index.Put(Samples.Entry("b", FileState.Dirty));
+        _index.Put(Samples.Entry("c", FileState.Stubbed));
+        _index.Put(Samples.Entry("a", FileState.Cached, generation: 2));
+
+        var counts = _index.CountByState();
+
+        Assert.Equal(Enum.GetValues<FileState>().Length, counts.Count);
+        Assert.Equal((1L, 1L, 1L, 0L), (counts[FileState.Dirty], counts[FileState.Cached], counts[FileState.Stubbed], counts[FileState.Uploading]));
+    }
+
+    [Fact]
     public void Put_replaces_an_existing_entry()
     {
         _index.Put(Samples.Entry("a.txt", FileState.Dirty, generation: 1));

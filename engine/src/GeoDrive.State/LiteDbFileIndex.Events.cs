@@ -47,12 +47,12 @@ public sealed partial class LiteDbFileIndex
             query = query.Where(BsonExpression.Create($"$.{DriveEventDocument.Kind} = @0", k.ToString()));
         }
 
-        return query
+        return Read(() => query
             .OrderByDescending("$._id")
             .Limit(limit)
             .ToEnumerable()
             .Select(DriveEventDocument.FromDocument)
-            .ToList();
+            .ToList());
     }
 
     /// <summary>Keeps the newest <see cref="LiteDbFileIndexOptions.MaxEvents"/>; ids have no gaps, so a cut-off id suffices.</summary>

@@ -14,7 +14,7 @@ public sealed partial class LiteDbFileIndex
     {
         ArgumentNullException.ThrowIfNull(path);
         ThrowIfDisposed();
-        var doc = _files.FindById(path);
+        var doc = Read(() => _files.FindById(path));
         return doc is null ? null : FileEntryDocument.FromDocument(doc);
     }
 
@@ -100,12 +100,12 @@ public sealed partial class LiteDbFileIndex
             return [];
         }
 
-        return _files.Query()
+        return Read(() => _files.Query()
             .Where(BsonExpression.Create($"$.{FileEntryDocument.State} = @0", state.ToString()))
             .Limit(limit)
             .ToEnumerable()
             .Select(FileEntryDocument.FromDocument)
-            .ToList();
+            .ToList());
     }
 
     public IEnumerable<FileEntry> All() => Under("");
@@ -121,7 +121,16 @@ public sealed partial class LiteDbFileIndex
     public long Count()
     {
         ThrowIfDisposed();
-        return _files.LongCount();
+        return Read(() => _files.LongCount());
+    }
+
+    public IReadOnlyDictionary<FileState, long> CountByState()
+    {
+        ThrowIfDisposed();
+        // One count per state over the state index: status polls must not read every document.
+        return Read(() => Enum.GetValues<FileState>().ToDictionary(
+            state => state,
+            state => _files.LongCount(BsonExpression.Create($"$.{FileEntryDocument.State} = @0", state.ToString()))));
     }
 
     private IEnumerable<FileEntry> Enumerate(string folder)
@@ -150,6 +159,11 @@ public sealed partial class LiteDbFileIndex
     /// ordinal collation every name starting "a/" sorts in ["a/", "a0"), '0' being the character after '/'.
     /// </summary>
     private List<BsonDocument> FindUnder(string folder, string? after, int limit)
+    {
+        return Read(() => FindUnderLocked(folder, after, limit));
+    }
+
+    private List<BsonDocument> FindUnderLocked(string folder, string? after, int limit)
     {
         var low = after ?? (folder.Length == 0 ? "" : folder + "/");
         var prefix = folder.Length == 0 ? "" : folder + "/";

@@ -23,7 +23,10 @@ public sealed partial class LiteDbFileIndex : IFileIndex
     private const string MetaCollection = "meta";
     private const string StateIndex = "state";
 
-    private readonly Lock _writeLock = new();
+    // LiteDB 5.0.20 races readers against a committing or checkpointing writer (litedb-org/LiteDB#2792,
+    // #2803: "page type must be collection page", which also closes the engine). Readers share this
+    // lock and writers hold it alone; the wait for the log flush stays outside it.
+    private readonly ReaderWriterLockSlim _access = new(LockRecursionPolicy.SupportsRecursion);
     private readonly LiteDbFileIndexOptions _options;
     private readonly IndexLockFile _lockFile;
     private readonly LiteDatabase _db;
@@ -80,7 +83,8 @@ public sealed partial class LiteDbFileIndex : IFileIndex
     /// <summary>Checkpoints the log into the data file, closes it and releases the lock.</summary>
     public void Dispose()
     {
-        lock (_writeLock)
+        _access.EnterWriteLock();
+        try
         {
             if (_disposed)
             {
@@ -103,6 +107,10 @@ public sealed partial class LiteDbFileIndex : IFileIndex
                 _db.Dispose();
                 _lockFile.Dispose();
             }
+        }
+        finally
+        {
+            _access.ExitWriteLock();
         }
     }
 
@@ -146,22 +154,73 @@ public sealed partial class LiteDbFileIndex : IFileIndex
 
         // Version 1 is the first: later versions migrate older documents here, then store the new version.
         _files.EnsureIndex(StateIndex, "$." + FileEntryDocument.State);
+        CreateEventsCollection();
         PruneEvents();
+    }
+
+    /// <summary>
+    /// Every collection must exist before the index is shared. LiteDB 5.0.20 races a reader against the
+    /// transaction that creates a collection (litedb-org/LiteDB#2792): the reader finds the new collection
+    /// in the shared header but reads its page from an older snapshot, fails an ENSURE, and that closes
+    /// the whole engine. "files" and "meta" are created above; "events" would otherwise appear with the
+    /// first AppendEvent, while the front end or the control API may be reading events.
+    /// </summary>
+    private void CreateEventsCollection()
+    {
+        if (_db.CollectionExists(EventsCollection))
+        {
+            return;
+        }
+
+        // LiteDB has no "create collection": insert and delete a placeholder in one transaction. Its
+        // explicit _id 0 leaves the Int64 auto-id sequence starting at 1, so event ids keep no gaps.
+        _db.BeginTrans();
+        try
+        {
+            _events.Insert(new BsonDocument { ["_id"] = 0L });
+            _events.Delete(0L);
+            _db.Commit();
+        }
+        catch
+        {
+            _db.Rollback();
+            throw;
+        }
     }
 
     /// <summary>Runs one write under the write lock, then waits until it is in the log file.</summary>
     private T Write<T>(Func<T> write)
     {
         T result;
-        lock (_writeLock)
+        _access.EnterWriteLock();
+        try
         {
             ThrowIfDisposed();
             result = write();
+        }
+        finally
+        {
+            _access.ExitWriteLock();
         }
 
         // Outside the lock: concurrent writers wait for the same flush instead of queueing behind it.
         _logWriter.Wait();
         return result;
+    }
+
+    /// <summary>Runs one read while no write is under way (see <see cref="_access"/>).</summary>
+    private T Read<T>(Func<T> read)
+    {
+        _access.EnterReadLock();
+        try
+        {
+            ThrowIfDisposed();
+            return read();
+        }
+        finally
+        {
+            _access.ExitReadLock();
+        }
     }
 
     private void ThrowIfDisposed() => ObjectDisposedException.ThrowIf(_disposed, this);

@@ -28,6 +28,9 @@ public interface IFileIndex : IDisposable
 
     long Count();
 
+    /// <summary>How many entries are in each state (every state present, 0 where none).</summary>
+    IReadOnlyDictionary<FileState, long> CountByState();
+
     void AppendEvent(DriveEvent driveEvent);
 
     /// <summary>Newest first.</summary>

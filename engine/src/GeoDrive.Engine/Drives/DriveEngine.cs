@@ -73,8 +73,7 @@ public sealed partial class DriveEngine
         return _index.All().Where(e => query.Matches(e.Path));
     }
 
-    public IReadOnlyDictionary<FileState, long> CountByState() =>
-        _index.All().GroupBy(e => e.State).ToDictionary(g => g.Key, g => (long)g.Count());
+    public IReadOnlyDictionary<FileState, long> CountByState() => _index.CountByState();
 
     public IReadOnlyList<DriveEvent> ReadEvents(DateTimeOffset? sinceUtc = null, DriveEventKind? kind = null, int limit = 1000) =>
         _index.ReadEvents(sinceUtc, kind, limit);
