@@ -46,6 +46,7 @@ public sealed partial class DriveEngine
         _policy = policy;
         _clock = clock;
         _logger = logger ?? NullLogger.Instance;
+        PolicyLoadedUtc = clock.UtcNow;
     }
 
     public DriveEngineOptions Options { get; }
@@ -54,8 +55,15 @@ public sealed partial class DriveEngine
 
     public PolicyEvaluator Policy => _policy;
 
+    /// <summary>When the policy in force was handed to the engine (Get-CloudPolicy shows it).</summary>
+    public DateTimeOffset PolicyLoadedUtc { get; private set; }
+
     /// <summary>Replaces the policy in force (hot reload); the next decisions use it.</summary>
-    public void UpdatePolicy(PolicyEvaluator policy) => _policy = policy;
+    public void UpdatePolicy(PolicyEvaluator policy)
+    {
+        _policy = policy;
+        PolicyLoadedUtc = _clock.UtcNow;
+    }
 
     public FileEntry? GetFile(string path) => _index.Get(DrivePath.Normalize(path));
 
