@@ -4,8 +4,9 @@
   # the assembly (module/bin/en-US, copied from module/en-US by the build): as RootModule its help
   # would have to live in en-US/ at the repository root, next to this manifest.
   NestedModules        = @('module/bin/GeoDrive.Commands.dll')
-  # Loaded on import so scripts can name the output and error types ([GeoDrive.Api.DriveInfo], [GeoDrive.Core.Errors.GeoDriveException]).
-  RequiredAssemblies   = @('module/bin/GeoDrive.Core.dll', 'module/bin/GeoDrive.Api.dll')
+  # Loaded on import so scripts can name the output and error types ([GeoDrive.Api.DriveInfo], [GeoDrive.Core.Errors.GeoDriveException]);
+  # YamlDotNet and GeoDrive.Policies: Test-CloudPolicy reads policy files without the service.
+  RequiredAssemblies   = @('module/bin/GeoDrive.Core.dll', 'module/bin/GeoDrive.Api.dll', 'module/bin/YamlDotNet.dll', 'module/bin/GeoDrive.Policies.dll')
   ModuleVersion        = '0.1.0'
   GUID                 = 'e3430605-93ef-40cf-b0e4-280ea35ee39f'
   Author               = 'GeoDrive contributors'
@@ -28,6 +29,9 @@
     'Start-GeoDriveService'
     'Stop-GeoDriveService'
     'Get-GeoDriveService'
+    'Test-CloudPolicy'
+    'Get-CloudPolicy'
+    'Get-CloudPolicyDecision'
   )
   FunctionsToExport    = @()
   AliasesToExport      = @()

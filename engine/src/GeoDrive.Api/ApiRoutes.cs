@@ -12,6 +12,10 @@ public static class ApiRoutes
     public static string Files(string name, string pattern) => $"{Drive(name)}/files?path={Uri.EscapeDataString(pattern)}";
     public static string Stub(string name) => $"{Drive(name)}/files/stub";
     public static string Upload(string name) => $"{Drive(name)}/files/upload";
+    public static string Policy(string name) => $"{Drive(name)}/policy";
+    public static string EffectivePolicy(string name) => $"{Drive(name)}/policy/effective";
+    public static string PolicyDecision(string name, string path, string? process) =>
+        $"{Drive(name)}/policy/decision?path={Uri.EscapeDataString(path)}" + (string.IsNullOrEmpty(process) ? "" : $"&process={Uri.EscapeDataString(process)}");
 
     /// <summary>Env var that overrides the socket path (tests, side-by-side services).</summary>
     public const string SocketEnvironmentVariable = "GEODRIVE_SOCKET";

@@ -75,6 +75,15 @@ public sealed class GeoDriveClient : IDisposable
     public Task<FileActionResult[]> UploadAsync(string drive, FileActionRequest request, CancellationToken cancellationToken = default) =>
         SendAsync<FileActionResult[]>(HttpMethod.Post, ApiRoutes.Upload(drive), request, cancellationToken);
 
+    public Task<PolicyFileInfo[]> GetPolicyFilesAsync(string drive, CancellationToken cancellationToken = default) =>
+        SendAsync<PolicyFileInfo[]>(HttpMethod.Get, ApiRoutes.Policy(drive), null, cancellationToken);
+
+    public Task<PolicySettingInfo[]> GetEffectivePolicyAsync(string drive, CancellationToken cancellationToken = default) =>
+        SendAsync<PolicySettingInfo[]>(HttpMethod.Get, ApiRoutes.EffectivePolicy(drive), null, cancellationToken);
+
+    public Task<PolicyDecisionInfo> GetPolicyDecisionAsync(string drive, string path, string? process = null, CancellationToken cancellationToken = default) =>
+        SendAsync<PolicyDecisionInfo>(HttpMethod.Get, ApiRoutes.PolicyDecision(drive, path, process), null, cancellationToken);
+
     public void Dispose() => _http.Dispose();
 
     private async Task<T> SendAsync<T>(HttpMethod method, string route, object? body, CancellationToken cancellationToken)

@@ -4,7 +4,7 @@ namespace GeoDrive.Policies.Tests.Loading;
 
 /// <summary>
 /// Every file in tests/fixtures/policies/bad is refused with the error id and place its sibling
-/// '.expected' file names ("PolicyUnknownKey 6:5").
+/// '.expected' file names, and a fragment of the message where one follows ("PolicyUnknownKey 6:5 did you mean").
 /// </summary>
 public sealed class BadPolicyCorpusTests
 {
@@ -19,10 +19,10 @@ public sealed class BadPolicyCorpusTests
     }
 
     [Fact]
-    public void The_corpus_has_at_least_fifteen_bad_files_each_with_an_expectation()
+    public void The_corpus_has_at_least_thirty_bad_files_each_with_an_expectation()
     {
         var files = Directory.GetFiles(RepoFiles.Fixture("bad"), "*.yaml");
-        Assert.True(files.Length >= 15, $"only {files.Length} bad policy files");
+        Assert.True(files.Length >= 30, $"only {files.Length} bad policy files");
         Assert.All(files, f => Assert.True(File.Exists(Path.ChangeExtension(f, ".expected")), $"{f} has no .expected file"));
     }
 
@@ -31,8 +31,9 @@ public sealed class BadPolicyCorpusTests
     public void A_bad_file_is_refused_with_the_expected_id_line_and_column(string name)
     {
         var path = RepoFiles.Fixture("bad", name + ".yaml");
-        var expected = File.ReadAllText(Path.ChangeExtension(path, ".expected")).Trim().Split(' ');
+        var expected = File.ReadAllText(Path.ChangeExtension(path, ".expected")).Trim().Split(' ', 3);
         var (id, place) = (expected[0], expected[1].Split(':'));
+        var fragment = expected.Length > 2 ? expected[2] : "";
 
         var ex = Assert.Throws<PolicyException>(() => PolicyLoader.Load(path));
 
@@ -40,6 +41,7 @@ public sealed class BadPolicyCorpusTests
         Assert.Equal(path, ex.File);
         Assert.StartsWith($"{path}:{ex.Line}:{ex.Column}: ", ex.Message, StringComparison.Ordinal);
         Assert.False(string.IsNullOrWhiteSpace(ex.Remedy));
+        Assert.Contains(fragment, ex.Problems[0].Message, StringComparison.Ordinal);
     }
 
     [Theory]

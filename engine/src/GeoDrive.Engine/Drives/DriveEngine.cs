@@ -46,6 +46,7 @@ public sealed partial class DriveEngine
         _policy = policy;
         _clock = clock;
         _logger = logger ?? NullLogger.Instance;
+        PolicyLoadedUtc = clock.UtcNow;
     }
 
     public DriveEngineOptions Options { get; }
@@ -54,8 +55,15 @@ public sealed partial class DriveEngine
 
     public PolicyEvaluator Policy => _policy;
 
+    /// <summary>When the policy in force was handed to the engine (Get-CloudPolicy shows it).</summary>
+    public DateTimeOffset PolicyLoadedUtc { get; private set; }
+
     /// <summary>Replaces the policy in force (hot reload); the next decisions use it.</summary>
-    public void UpdatePolicy(PolicyEvaluator policy) => _policy = policy;
+    public void UpdatePolicy(PolicyEvaluator policy)
+    {
+        _policy = policy;
+        PolicyLoadedUtc = _clock.UtcNow;
+    }
 
     /// <summary>Puts a policy event (reloaded, refused) in the drive's event log, beside the file events it explains.</summary>
     public void RecordPolicyEvent(string message, string? errorId = null) => Record(DriveEventKind.Policy, null, message, errorId);

@@ -44,6 +44,7 @@ internal sealed partial class PolicyReader
         var jobs = spec["recallJobs"] is { } j ? ReadRecallJobs(j) : [];
 
         CheckPinnedAndExcluded(stubbing, excludes);
+        CheckContradictoryStubbingRules(stubbing);
 
         return name is null
             ? null
