@@ -43,9 +43,9 @@ public sealed class DriveHost : IAsyncDisposable
     public required PolicyFiles Policy { get; init; }
 
     /// <summary>Hot reload: a changed policy file takes effect now; a broken one is refused and the last good policy stays.</summary>
-    public void ReloadPolicyIfChanged(DateTimeOffset nowUtc)
+    public void ReloadPolicyIfChanged()
     {
-        switch (Policy.ReloadIfChanged(nowUtc))
+        switch (Policy.ReloadIfChanged())
         {
             case { Policy: { } policy }:
                 Engine.UpdatePolicy(policy);
@@ -78,7 +78,7 @@ public sealed class DriveHost : IAsyncDisposable
             return new DriveHost(definition, index, store, engine, logger)
             {
                 AccessKeyId = credential.AccessKey,
-                Policy = new PolicyFiles(definition.PolicyPaths, policy, clock.UtcNow),
+                Policy = new PolicyFiles(definition.PolicyPaths, policy),
             };
         }
         catch

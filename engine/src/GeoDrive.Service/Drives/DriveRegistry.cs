@@ -158,7 +158,7 @@ public sealed partial class DriveRegistry(ServiceOptions options, IClock clock, 
             {
                 try
                 {
-                    host.ReloadPolicyIfChanged(clock.UtcNow);
+                    host.ReloadPolicyIfChanged();
                     await host.Engine.TickAsync(stoppingToken);
                 }
                 catch (Exception ex) when (ex is not OperationCanceledException)

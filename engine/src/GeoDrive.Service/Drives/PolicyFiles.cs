@@ -14,12 +14,11 @@ public sealed class PolicyFiles
     private readonly IReadOnlyList<string> _paths;
     private string _fingerprint;
 
-    public PolicyFiles(IReadOnlyList<string> paths, PolicyEvaluator loaded, DateTimeOffset loadedUtc)
+    public PolicyFiles(IReadOnlyList<string> paths, PolicyEvaluator loaded)
     {
         _paths = paths;
         _fingerprint = Fingerprint(paths);
         Current = loaded;
-        LoadedUtc = loadedUtc;
     }
 
     public IReadOnlyList<string> Paths => _paths;
@@ -27,13 +26,11 @@ public sealed class PolicyFiles
     /// <summary>The policy in force: the last set of files that loaded.</summary>
     public PolicyEvaluator Current { get; private set; }
 
-    public DateTimeOffset LoadedUtc { get; private set; }
-
     /// <summary>Why the files on disk are not in force, when the last attempt failed.</summary>
     public GeoDriveException? LastRefusal { get; private set; }
 
     /// <summary>Loads the files again if any changed since the last look; what happened, or null when nothing changed.</summary>
-    public PolicyReload? ReloadIfChanged(DateTimeOffset nowUtc)
+    public PolicyReload? ReloadIfChanged()
     {
         var fingerprint = Fingerprint(_paths);
         if (fingerprint == _fingerprint)
@@ -44,7 +41,6 @@ public sealed class PolicyFiles
         try
         {
             Current = PolicySet.Load(_paths);
-            LoadedUtc = nowUtc;
             LastRefusal = null;
             return new PolicyReload(Current, null);
         }
