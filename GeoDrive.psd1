@@ -26,6 +26,7 @@
     'Get-CloudFile'
     'Invoke-ForceStub'
     'Invoke-ForceUpload'
+    'Invoke-CloudRecall'
     'Start-GeoDriveService'
     'Stop-GeoDriveService'
     'Get-GeoDriveService'

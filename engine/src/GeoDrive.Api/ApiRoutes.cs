@@ -12,6 +12,7 @@ public static class ApiRoutes
     public static string Files(string name, string pattern) => $"{Drive(name)}/files?path={Uri.EscapeDataString(pattern)}";
     public static string Stub(string name) => $"{Drive(name)}/files/stub";
     public static string Upload(string name) => $"{Drive(name)}/files/upload";
+    public static string Recall(string name) => $"{Drive(name)}/files/recall";
     public static string Policy(string name) => $"{Drive(name)}/policy";
     public static string EffectivePolicy(string name) => $"{Drive(name)}/policy/effective";
     public static string PolicyDecision(string name, string path, string? process) =>

@@ -75,6 +75,9 @@ public sealed class GeoDriveClient : IDisposable
     public Task<FileActionResult[]> UploadAsync(string drive, FileActionRequest request, CancellationToken cancellationToken = default) =>
         SendAsync<FileActionResult[]>(HttpMethod.Post, ApiRoutes.Upload(drive), request, cancellationToken);
 
+    public Task<FileActionResult[]> RecallAsync(string drive, FileActionRequest request, CancellationToken cancellationToken = default) =>
+        SendAsync<FileActionResult[]>(HttpMethod.Post, ApiRoutes.Recall(drive), request, cancellationToken);
+
     public Task<PolicyFileInfo[]> GetPolicyFilesAsync(string drive, CancellationToken cancellationToken = default) =>
         SendAsync<PolicyFileInfo[]>(HttpMethod.Get, ApiRoutes.Policy(drive), null, cancellationToken);
 

@@ -42,6 +42,8 @@ public static class ControlApiRoutes
             ForEachFileAsync(drives.Engine(name), request, (engine, path, c) => engine.StubAsync(path, c), ct));
         app.MapPost(ApiRoutes.Drives + "/{name}/files/upload", (string name, FileActionRequest request, DriveRegistry drives, CancellationToken ct) =>
             ForEachFileAsync(drives.Engine(name), request, (engine, path, c) => engine.UploadAsync(path, c), ct));
+        app.MapPost(ApiRoutes.Drives + "/{name}/files/recall", (string name, FileActionRequest request, DriveRegistry drives, CancellationToken ct) =>
+            ForEachFileAsync(drives.Engine(name), request, (engine, path, c) => engine.RecallAsync(path, c), ct));
 
         PolicyRoutes.Map(app);
     }

@@ -1,0 +1,63 @@
+using GeoDrive.TestSupport;
+
+namespace GeoDrive.EndToEnd.Tests;
+
+/// <summary>Invoke-CloudRecall: pre-warming stubs from PowerShell through the service.</summary>
+[Collection(EndToEndCollection.Name)]
+public sealed class RecallTests(S3ServerFixture s3) : IAsyncLifetime
+{
+    private readonly ServiceProcess _service = new();
+    private PowerShellSession _ps = null!;
+
+    public async Task InitializeAsync()
+    {
+        await _service.StartAsync();
+        _ps = new PowerShellSession(_service.SocketPath);
+    }
+
+    public async Task DisposeAsync()
+    {
+        _ps.Dispose();
+        await _service.DisposeAsync();
+    }
+
+    [Fact]
+    public async Task Invoke_CloudRecall_brings_back_the_stubs_under_a_folder_and_reports_files_bytes_and_time()
+    {
+        using var d = new DriveScenario(s3, DriveScenario.Policy(settle: "0s"));
+        _ps.Invoke(DriveScenario.NewDriveScript, d.Variables());
+        Assert.Empty(_ps.LastErrors);
+        Directory.CreateDirectory(d.Mounted("Active/sub"));
+        Directory.CreateDirectory(d.Mounted("Other"));
+        var contents = new Dictionary<string, byte[]>
+        {
+            ["Active/a.bin"] = DriveRig.RandomBytes(100_000, 1),
+            ["Active/b.bin"] = DriveRig.RandomBytes(2_000_000, 2),
+            ["Active/sub/c.bin"] = DriveRig.RandomBytes(30_000, 3),
+            ["Other/d.bin"] = DriveRig.RandomBytes(40_000, 4),
+        };
+        foreach (var (path, bytes) in contents)
+        {
+            await File.WriteAllBytesAsync(d.Mounted(path), bytes);
+        }
+        await DriveScenario.EventuallyAsync(
+            () => (int)_ps.Invoke("@(Get-CloudFile -Drive $name -Path '**' | Where-Object State -eq 'Cached').Count", d.Variables()).Single().BaseObject == 4,
+            "all four Cached");
+        _ps.Invoke("Invoke-ForceStub -Drive $name -Path '**' -Confirm:$false", d.Variables());
+        Assert.All(contents.Keys, p => Assert.Equal(0, DriveScenario.AllocatedBlocks(d.Cached(p))));
+
+        var result = _ps.Invoke("Invoke-CloudRecall -Drive $name -Path Active -Recurse -ThrottleLimit 2", d.Variables()).Single();
+
+        Assert.Empty(_ps.LastErrors);
+        Assert.Equal(3, (int)result.Properties["Files"].Value);
+        Assert.Equal(2_130_000L, (long)result.Properties["Bytes"].Value);
+        Assert.Equal(0, (int)result.Properties["Failures"].Value);
+        foreach (var path in new[] { "Active/a.bin", "Active/b.bin", "Active/sub/c.bin" })
+        {
+            // The cache file itself holds the bytes again: recalled by the service, not by a read through the mount.
+            Assert.Equal(contents[path], await File.ReadAllBytesAsync(d.Cached(path)));
+        }
+        Assert.Equal(0, DriveScenario.AllocatedBlocks(d.Cached("Other/d.bin")));
+        Assert.Equal("Stubbed", _ps.Invoke("(Get-CloudFile -Drive $name -Path Other/d.bin).State", d.Variables()).Single().ToString());
+    }
+}

@@ -1,0 +1,33 @@
+using System.Management.Automation;
+
+namespace GeoDrive.Module.Tests;
+
+public sealed class InvokeCloudRecallTests(ModuleSession session) : CmdletTests(session)
+{
+    [Fact]
+    public void Its_parameter_contract_is_as_documented()
+    {
+        var cmdlet = Session.Command("Invoke-CloudRecall");
+        Contract.Parameters(cmdlet, "Drive", "Path", "LiteralPath", "Recurse", "ThrottleLimit");
+        Contract.Mandatory(cmdlet, "Drive", true);
+        Contract.ByPropertyName(cmdlet, "Drive");
+        Contract.Alias(cmdlet, "Drive", "Name");
+        Contract.Mandatory(cmdlet, "Path", true, "Path");
+        Contract.ByPropertyName(cmdlet, "Path", "Path");
+        Contract.Wildcards(cmdlet, "Path");
+        Contract.Alias(cmdlet, "LiteralPath", "PSPath");
+        Contract.ShouldProcess(cmdlet, ConfirmImpact.Low);
+        Contract.Outputs(cmdlet, "GeoDrive.Commands.CloudRecallResult");
+    }
+
+    [Fact]
+    public void Without_a_service_it_fails_with_ServiceNotRunning_and_says_how_to_start_it() =>
+        AssertServiceNotRunning("Invoke-CloudRecall -Drive finance -Path Active -Recurse", "InvokeCloudRecallCommand");
+
+    [Fact]
+    public void A_throttle_limit_out_of_range_is_refused_before_anything_is_sent()
+    {
+        var error = Session.InvokeExpectingError("Invoke-CloudRecall -Drive finance -Path Active -ThrottleLimit 0");
+        Assert.Equal("ParameterArgumentValidationError,GeoDrive.Commands.InvokeCloudRecallCommand", error.FullyQualifiedErrorId);
+    }
+}
