@@ -23,6 +23,8 @@
     'Remove-CloudDrive'
     'Mount-CloudDrive'
     'Dismount-CloudDrive'
+    'Suspend-CloudDrive'
+    'Resume-CloudDrive'
     'Get-CloudFile'
     'Invoke-ForceStub'
     'Invoke-ForceUpload'

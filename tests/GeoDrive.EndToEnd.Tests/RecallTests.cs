@@ -60,4 +60,26 @@ public sealed class RecallTests(S3ServerFixture s3) : IAsyncLifetime
         Assert.Equal(0, DriveScenario.AllocatedBlocks(d.Cached("Other/d.bin")));
         Assert.Equal("Stubbed", _ps.Invoke("(Get-CloudFile -Drive $name -Path Other/d.bin).State", d.Variables()).Single().ToString());
     }
+
+    [Fact]
+    public async Task A_suspended_drive_keeps_its_changes_Dirty_across_a_restart_and_uploads_them_once_resumed()
+    {
+        using var d = new DriveScenario(s3, DriveScenario.Policy(settle: "0s"));
+        _ps.Invoke(DriveScenario.NewDriveScript, d.Variables());
+        var suspended = _ps.Invoke("Suspend-CloudDrive -Name $name -PassThru -Confirm:$false", d.Variables()).Single();
+        Assert.True((bool)suspended.Properties["Suspended"].Value);
+        await File.WriteAllTextAsync(d.Mounted("held.txt"), "held back");
+
+        _ps.Dispose();
+        await _service.StopAsync();
+        await _service.StartAsync();
+        _ps = new PowerShellSession(_service.SocketPath);
+        Assert.True((bool)_ps.Invoke("(Get-CloudDrive -Name $name).Suspended", d.Variables()).Single().BaseObject);
+        Assert.Equal("Dirty", _ps.Invoke("(Get-CloudFile -Drive $name -Path held.txt).State", d.Variables()).Single().ToString());
+
+        _ps.Invoke("Resume-CloudDrive -Name $name -Confirm:$false", d.Variables());
+        Assert.Empty(_ps.LastErrors);
+        await DriveScenario.EventuallyAsync(() => _ps.Invoke("(Get-CloudFile -Drive $name -Path held.txt).State", d.Variables()).Single().ToString() == "Cached", "held.txt Cached after resume");
+        Assert.Equal("held back"u8.ToArray(), await d.ObjectBytesAsync("held.txt"));
+    }
 }

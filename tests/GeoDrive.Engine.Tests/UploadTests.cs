@@ -34,6 +34,24 @@ public sealed class UploadTests(S3ServerFixture s3) : IClassFixture<S3ServerFixt
         Assert.Equal(content, await _rig.ObjectBytesAsync("reports/q1.bin"));
     }
 
+    [Fact]
+    public async Task A_suspended_drive_uploads_nothing_until_resumed_and_never_stubs_what_waits()
+    {
+        var content = DriveRig.RandomBytes(5000, seed: 7);
+        _rig.Engine.UploadsSuspended = true;
+        await _rig.WriteAsync("waiting.bin", content);
+
+        _rig.Clock.Advance(TimeSpan.FromDays(2));
+        var suspended = await _rig.Engine.TickAsync();
+        Assert.Equal((0, FileState.Dirty), (suspended.Uploaded, _rig.StateOf("waiting.bin")));
+        Assert.Null(await _rig.ObjectBytesAsync("waiting.bin"));
+
+        _rig.Engine.UploadsSuspended = false;
+        var resumed = await _rig.Engine.TickAsync();
+        Assert.Equal(1, resumed.Uploaded);
+        Assert.Equal(content, await _rig.ObjectBytesAsync("waiting.bin"));
+    }
+
     [Theory]
     [InlineData(0)]
     [InlineData(1000)]

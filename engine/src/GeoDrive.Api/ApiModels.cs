@@ -11,6 +11,8 @@ public sealed class DriveInfo
     public string Prefix { get; init; } = "";
     public string[] PolicyPaths { get; init; } = [];
     public bool Mounted { get; init; }
+    /// <summary>Uploads paused (Suspend-CloudDrive).</summary>
+    public bool Suspended { get; init; }
     /// <summary>How the service authenticates: "AccessKey" (the key id is shown, never the secret).</summary>
     public string CredentialKind { get; init; } = "AccessKey";
     public string? AccessKeyId { get; init; }

@@ -66,6 +66,12 @@ public sealed class GeoDriveClient : IDisposable
     public Task<DriveInfo> DismountDriveAsync(string name, CancellationToken cancellationToken = default) =>
         SendAsync<DriveInfo>(HttpMethod.Post, ApiRoutes.Dismount(name), null, cancellationToken);
 
+    public Task<DriveInfo> SuspendDriveAsync(string name, CancellationToken cancellationToken = default) =>
+        SendAsync<DriveInfo>(HttpMethod.Post, ApiRoutes.Drive(name) + "/suspend", null, cancellationToken);
+
+    public Task<DriveInfo> ResumeDriveAsync(string name, CancellationToken cancellationToken = default) =>
+        SendAsync<DriveInfo>(HttpMethod.Post, ApiRoutes.Drive(name) + "/resume", null, cancellationToken);
+
     public Task<CloudFileInfo[]> GetFilesAsync(string drive, string pattern, CancellationToken cancellationToken = default) =>
         SendAsync<CloudFileInfo[]>(HttpMethod.Get, ApiRoutes.Files(drive, pattern), null, cancellationToken);
 

@@ -160,6 +160,10 @@ public sealed partial class DriveEngine
 
     private async Task<(int Uploaded, int Failed)> UploadDueAsync(CancellationToken cancellationToken)
     {
+        if (UploadsSuspended)
+        {
+            return (0, 0);
+        }
         var now = _clock.UtcNow;
         var settle = _policy.Settle;
         var due = _index.FindByState(FileState.Dirty, Options.TickBatchSize)

@@ -55,6 +55,9 @@ public sealed partial class DriveEngine
 
     public PolicyEvaluator Policy => _policy;
 
+    /// <summary>Suspend-CloudDrive: the scheduler uploads nothing until resumed (changes keep collecting as Dirty; an explicit Invoke-ForceUpload still goes).</summary>
+    public bool UploadsSuspended { get; set; }
+
     /// <summary>When the policy in force was handed to the engine (Get-CloudPolicy shows it).</summary>
     public DateTimeOffset PolicyLoadedUtc { get; private set; }
 

@@ -32,6 +32,8 @@ public static class ControlApiRoutes
         });
         app.MapPost(ApiRoutes.Drives + "/{name}/mount", (string name, DriveRegistry drives, CancellationToken ct) => drives.SetMountedAsync(name, true, ct));
         app.MapPost(ApiRoutes.Drives + "/{name}/dismount", (string name, DriveRegistry drives, CancellationToken ct) => drives.SetMountedAsync(name, false, ct));
+        app.MapPost(ApiRoutes.Drives + "/{name}/suspend", (string name, DriveRegistry drives, CancellationToken ct) => drives.SetSuspendedAsync(name, true, ct));
+        app.MapPost(ApiRoutes.Drives + "/{name}/resume", (string name, DriveRegistry drives, CancellationToken ct) => drives.SetSuspendedAsync(name, false, ct));
 
         app.MapGet(ApiRoutes.Drives + "/{name}/files", (string name, string? path, DriveRegistry drives) =>
         {

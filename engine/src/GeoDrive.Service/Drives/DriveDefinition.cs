@@ -15,6 +15,9 @@ public sealed class DriveDefinition
 
     /// <summary>Whether the administrator wants it mounted; a restart restores that.</summary>
     public bool Mounted { get; set; }
+
+    /// <summary>Uploads paused by Suspend-CloudDrive; kept across restarts until Resume-CloudDrive.</summary>
+    public bool Suspended { get; set; }
 }
 
 /// <summary>The access key pair of one drive, kept in a root-only file.</summary>

@@ -130,6 +130,7 @@ public sealed class DriveHost : IAsyncDisposable
             Prefix = Definition.Prefix,
             PolicyPaths = Definition.PolicyPaths,
             Mounted = IsMounted,
+            Suspended = Engine.UploadsSuspended,
             CredentialKind = "AccessKey",
             AccessKeyId = AccessKeyId,
             FileCount = counts.Values.Sum(),

@@ -148,6 +148,26 @@ public sealed partial class DriveRegistry(ServiceOptions options, IClock clock, 
         }
     }
 
+    /// <summary>Suspend-CloudDrive / Resume-CloudDrive: pauses or resumes the drive's uploads, remembered across restarts.</summary>
+    public async Task<DriveInfo> SetSuspendedAsync(string name, bool suspended, CancellationToken cancellationToken)
+    {
+        await _gate.WaitAsync(cancellationToken);
+        try
+        {
+            var definition = Definition(name);
+            var host = _drives.TryGetValue(definition.Name, out var h) ? h : await StartDriveAsync(definition, cancellationToken);
+            definition.Suspended = suspended;
+            host.Engine.UploadsSuspended = suspended;
+            _config.SaveDefinitions(_definitions);
+            host.Engine.RecordPolicyEvent(suspended ? "Uploads suspended (Suspend-CloudDrive)." : "Uploads resumed (Resume-CloudDrive).");
+            return host.ToInfo();
+        }
+        finally
+        {
+            _gate.Release();
+        }
+    }
+
     protected override async Task ExecuteAsync(CancellationToken stoppingToken)
     {
         await RestoreAsync(stoppingToken);
@@ -232,6 +252,7 @@ public sealed partial class DriveRegistry(ServiceOptions options, IClock clock, 
         var policy = PolicySet.Load(definition.PolicyPaths);
         var credential = _config.LoadCredential(definition.Name);
         var host = await DriveHost.OpenAsync(definition, credential, policy, clock, loggers, cancellationToken);
+        host.Engine.UploadsSuspended = definition.Suspended;
         _drives[definition.Name] = host;
         _startErrors.Remove(definition.Name);
         return host;
