@@ -20,6 +20,7 @@
   CmdletsToExport      = @(
     'New-CloudDrive'
     'Get-CloudDrive'
+    'Get-CloudDriveStatus'
     'Remove-CloudDrive'
     'Mount-CloudDrive'
     'Dismount-CloudDrive'

@@ -58,6 +58,9 @@ public sealed class RecallTests(S3ServerFixture s3) : IAsyncLifetime
             Assert.Equal(contents[path], await File.ReadAllBytesAsync(d.Cached(path)));
         }
         Assert.Equal(0, DriveScenario.AllocatedBlocks(d.Cached("Other/d.bin")));
+        var status = _ps.Invoke("Get-CloudDriveStatus -Name $name", d.Variables()).Single();
+        Assert.Equal((3L, 2_130_000L, 1L), ((long)status.Properties["RecalledFiles"].Value, (long)status.Properties["RecalledBytes"].Value, (long)status.Properties["Stubbed"].Value));
+        Assert.Equal(4L, (long)status.Properties["UploadedFiles"].Value);
         Assert.Equal("Stubbed", _ps.Invoke("(Get-CloudFile -Drive $name -Path Other/d.bin).State", d.Variables()).Single().ToString());
     }
 

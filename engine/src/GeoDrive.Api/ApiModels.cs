@@ -92,3 +92,28 @@ public sealed class ApiError
     public required string Message { get; init; }
     public string Remedy { get; init; } = "";
 }
+
+/// <summary>A drive's transfer status (Get-CloudDriveStatus): queues, bytes in flight, totals and rates.</summary>
+public sealed class DriveStatusInfo
+{
+    public required string Name { get; init; }
+    public bool Mounted { get; init; }
+    public bool Suspended { get; init; }
+    /// <summary>Files waiting to go up (Dirty).</summary>
+    public long UploadQueue { get; init; }
+    public long Uploading { get; init; }
+    public long Recalling { get; init; }
+    public long Cached { get; init; }
+    public long Stubbed { get; init; }
+    public long Excluded { get; init; }
+    public long UploadingBytes { get; init; }
+    public long RecallingBytes { get; init; }
+    /// <summary>Bytes per second over the last 10 s.</summary>
+    public double UploadRate { get; init; }
+    public double RecallRate { get; init; }
+    /// <summary>Totals since the service started the drive.</summary>
+    public long UploadedFiles { get; init; }
+    public long UploadedBytes { get; init; }
+    public long RecalledFiles { get; init; }
+    public long RecalledBytes { get; init; }
+}

@@ -72,6 +72,9 @@ public sealed class GeoDriveClient : IDisposable
     public Task<DriveInfo> ResumeDriveAsync(string name, CancellationToken cancellationToken = default) =>
         SendAsync<DriveInfo>(HttpMethod.Post, ApiRoutes.Drive(name) + "/resume", null, cancellationToken);
 
+    public Task<DriveStatusInfo> GetDriveStatusAsync(string name, CancellationToken cancellationToken = default) =>
+        SendAsync<DriveStatusInfo>(HttpMethod.Get, ApiRoutes.Drive(name) + "/status", null, cancellationToken);
+
     public Task<CloudFileInfo[]> GetFilesAsync(string drive, string pattern, CancellationToken cancellationToken = default) =>
         SendAsync<CloudFileInfo[]>(HttpMethod.Get, ApiRoutes.Files(drive, pattern), null, cancellationToken);
 

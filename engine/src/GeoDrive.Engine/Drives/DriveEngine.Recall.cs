@@ -32,6 +32,7 @@ public sealed partial class DriveEngine
         entry.State = FileState.Recalling;
         _index.Put(entry);
 
+        Transfers.RecallStarted(entry.Size);
         try
         {
             // Written in place, so the file keeps its inode, owner and mode; the stub's size is already right.
@@ -65,7 +66,12 @@ public sealed partial class DriveEngine
             }
             throw;
         }
+        finally
+        {
+            Transfers.RecallEnded(entry.Size);
+        }
 
+        Transfers.Recalled(entry.Size);
         entry.LastAccessUtc = _clock.UtcNow;
         entry.LastError = null;
         if (key == KeyFor(path))

@@ -54,9 +54,15 @@ public sealed partial class DriveEngine
             {
                 var metadata = ObjectLayout.MetadataFor(hashes.Sha256, local.Size, local.ModifiedUtc, local.Mode);
                 ObjectInfo put;
-                await using (var content = FileHashes.OpenShared(localPath))
+                Transfers.UploadStarted(local.Size);
+                try
                 {
+                    await using var content = FileHashes.OpenShared(localPath);
                     put = await _store.PutAsync(key, content, local.Size, metadata, cancellationToken);
+                }
+                finally
+                {
+                    Transfers.UploadEnded(local.Size);
                 }
                 // A single PUT answers with the MD5 the server computed over the bytes it stored:
                 // checked against ours, that is verification enough. Otherwise (multipart, or a server
@@ -128,6 +134,7 @@ public sealed partial class DriveEngine
             // A renamed file's bytes now live under its new key; the old one goes.
             _pendingDeletes.Enqueue(replacedKey);
         }
+        Transfers.Uploaded(local.Size);
         Record(DriveEventKind.Upload, path, $"Uploaded {ByteSize.Format(local.Size)} to '{key}'.");
         return result;
     }

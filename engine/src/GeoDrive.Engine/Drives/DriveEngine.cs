@@ -55,6 +55,9 @@ public sealed partial class DriveEngine
 
     public PolicyEvaluator Policy => _policy;
 
+    /// <summary>Transfer totals, bytes in flight and rates (Get-CloudDriveStatus).</summary>
+    public TransferMeter Transfers { get; } = new();
+
     /// <summary>Suspend-CloudDrive: the scheduler uploads nothing until resumed (changes keep collecting as Dirty; an explicit Invoke-ForceUpload still goes).</summary>
     public bool UploadsSuspended { get; set; }
 

@@ -1,3 +1,4 @@
+using GeoDrive.Core.Ports;
 using GeoDrive.Api;
 using GeoDrive.Core.Errors;
 using GeoDrive.Core.Model;
@@ -34,6 +35,7 @@ public static class ControlApiRoutes
         app.MapPost(ApiRoutes.Drives + "/{name}/dismount", (string name, DriveRegistry drives, CancellationToken ct) => drives.SetMountedAsync(name, false, ct));
         app.MapPost(ApiRoutes.Drives + "/{name}/suspend", (string name, DriveRegistry drives, CancellationToken ct) => drives.SetSuspendedAsync(name, true, ct));
         app.MapPost(ApiRoutes.Drives + "/{name}/resume", (string name, DriveRegistry drives, CancellationToken ct) => drives.SetSuspendedAsync(name, false, ct));
+        app.MapGet(ApiRoutes.Drives + "/{name}/status", (string name, DriveRegistry drives, IClock clock) => drives.Host(name).ToStatus(clock.UtcNow));
 
         app.MapGet(ApiRoutes.Drives + "/{name}/files", (string name, string? path, DriveRegistry drives) =>
         {

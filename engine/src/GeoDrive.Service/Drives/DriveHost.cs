@@ -141,6 +141,32 @@ public sealed class DriveHost : IAsyncDisposable
         };
     }
 
+    public DriveStatusInfo ToStatus(DateTimeOffset nowUtc)
+    {
+        var counts = Engine.CountByState();
+        var transfers = Engine.Transfers.Snapshot(nowUtc);
+        return new DriveStatusInfo
+        {
+            Name = Definition.Name,
+            Mounted = IsMounted,
+            Suspended = Engine.UploadsSuspended,
+            UploadQueue = counts[FileState.Dirty],
+            Uploading = counts[FileState.Uploading],
+            Recalling = counts[FileState.Recalling],
+            Cached = counts[FileState.Cached],
+            Stubbed = counts[FileState.Stubbed],
+            Excluded = counts[FileState.Excluded],
+            UploadingBytes = transfers.UploadingBytes,
+            RecallingBytes = transfers.RecallingBytes,
+            UploadRate = Math.Round(transfers.UploadBytesPerSecond),
+            RecallRate = Math.Round(transfers.RecallBytesPerSecond),
+            UploadedFiles = transfers.UploadedFiles,
+            UploadedBytes = transfers.UploadedBytes,
+            RecalledFiles = transfers.RecalledFiles,
+            RecalledBytes = transfers.RecalledBytes,
+        };
+    }
+
     public ValueTask DisposeAsync()
     {
         Dismount();

@@ -57,8 +57,10 @@ public sealed partial class DriveRegistry(ServiceOptions options, IClock clock, 
         }
     }
 
-    public DriveEngine Engine(string name) =>
-        _drives.TryGetValue(name, out var host) ? host.Engine : throw NotRunning(name);
+    public DriveEngine Engine(string name) => Host(name).Engine;
+
+    public DriveHost Host(string name) =>
+        _drives.TryGetValue(name, out var host) ? host : throw NotRunning(name);
 
     public async Task<DriveInfo> CreateAsync(NewDriveRequest request, CancellationToken cancellationToken)
     {
@@ -180,6 +182,8 @@ public sealed partial class DriveRegistry(ServiceOptions options, IClock clock, 
                 {
                     host.ReloadPolicyIfChanged();
                     await host.Engine.TickAsync(stoppingToken);
+                    // A sample per pass keeps the status window's rates current between status queries.
+                    host.Engine.Transfers.Snapshot(clock.UtcNow);
                 }
                 catch (Exception ex) when (ex is not OperationCanceledException)
                 {
