@@ -3,7 +3,7 @@ using GeoDrive.TestSupport;
 
 namespace GeoDrive.Mount.Fuse.Tests;
 
-/// <summary>spec.stubbing and spec.cacheThresholds acting on files written through a real FUSE mount.</summary>
+/// <summary>spec.stubbing, spec.cacheThresholds and spec.excludes acting on files written through a real FUSE mount.</summary>
 public sealed class StubbingPolicyTests(S3ServerFixture s3) : IClassFixture<S3ServerFixture>, IAsyncLifetime
 {
     private const int MiB = 1024 * 1024;
@@ -53,6 +53,40 @@ public sealed class StubbingPolicyTests(S3ServerFixture s3) : IClassFixture<S3Se
 
         Assert.Equal(FileState.Cached, rig.StateOf("Active/plan.docx"));
         Assert.Equal(FileState.Stubbed, rig.StateOf("Archive/old.docx"));
+    }
+
+    [Fact]
+    public async Task Each_of_the_five_exclude_kinds_keeps_its_files_out_of_the_bucket()
+    {
+        var (rig, mounted) = await MountAsync("""
+              upload: { settle: 0s }
+              excludes:
+                - "Thumbs.db"                     # a file, by name, in any folder
+                - "*.tmp"                         # a file pattern
+                - "**/Scratch/"                   # a folder, by name, in any folder, with everything under it
+                - "cache-*/"                      # a folder pattern
+                - "Projects/private/salaries.xlsx" # a path from the drive's root
+            """);
+        string[] excluded = ["Photos/Thumbs.db", "build/out.tmp", "Scratch/notes.txt", "Projects/Scratch/deep/x.bin", "cache-2026/blob.bin", "Projects/private/salaries.xlsx"];
+        string[] uploaded = ["Photos/holiday.jpg", "Projects/private/budget.xlsx", "Scratchpad.txt", "cache.txt", "Other/salaries.xlsx"];
+        foreach (var path in excluded.Concat(uploaded))
+        {
+            await WriteAsync(mounted, path, 1_000, path.Length);
+        }
+
+        await rig.Engine.TickAsync();
+
+        Assert.Equal(excluded.Select(p => (p, FileState.Excluded)), excluded.Select(p => (p, rig.StateOf(p))));
+        Assert.Equal(uploaded.Select(p => (p, FileState.Cached)), uploaded.Select(p => (p, rig.StateOf(p))));
+        foreach (var path in excluded)
+        {
+            Assert.Null(await rig.Store.HeadAsync(path));
+            Assert.True(File.Exists(Path.Combine(mounted.Root, path)), $"{path} stays local");
+        }
+        foreach (var path in uploaded)
+        {
+            Assert.NotNull(await rig.Store.HeadAsync(path));
+        }
     }
 
     [Fact]
