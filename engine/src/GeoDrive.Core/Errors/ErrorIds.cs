@@ -41,6 +41,7 @@ public static class ErrorIds
     public const string FileNotUploaded = "FileNotUploaded";
     public const string FileExcluded = "FileExcluded";
     public const string RecallDenied = "RecallDenied";
+    public const string CacheWriteFailed = "CacheWriteFailed";
 
     // Service and module
     public const string ServiceNotRunning = "ServiceNotRunning";
