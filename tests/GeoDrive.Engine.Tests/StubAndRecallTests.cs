@@ -106,9 +106,12 @@ public sealed class StubAndRecallTests(S3ServerFixture s3) : IClassFixture<S3Ser
     {
         await CachedFileAsync("tampered.bin", 5000);
         await _rig.Engine.StubAsync("tampered.bin");
+        // Other bytes under the original's metadata: the object claims to be the version recorded, so
+        // fileSync at open sees no newer version (an honest replacement would be one) and recall must catch it.
+        var original = (await _rig.Store.HeadAsync("tampered.bin"))!;
         using (var other = new MemoryStream(DriveRig.RandomBytes(5000, seed: 8)))
         {
-            await _rig.Store.PutAsync("tampered.bin", other, 5000, new Dictionary<string, string>());
+            await _rig.Store.PutAsync("tampered.bin", other, 5000, original.Metadata);
         }
 
         var ex = await Assert.ThrowsAsync<GeoDriveException>(() => _rig.ReadAsync("tampered.bin"));

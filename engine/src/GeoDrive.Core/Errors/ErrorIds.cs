@@ -42,6 +42,7 @@ public static class ErrorIds
     public const string FileExcluded = "FileExcluded";
     public const string RecallDenied = "RecallDenied";
     public const string CacheThresholdUnreachable = "CacheThresholdUnreachable";
+    public const string CacheWriteFailed = "CacheWriteFailed";
 
     // Service and module
     public const string ServiceNotRunning = "ServiceNotRunning";

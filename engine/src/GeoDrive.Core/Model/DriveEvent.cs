@@ -21,4 +21,6 @@ public enum DriveEventKind
     Error,
     Policy,
     Service,
+    /// <summary>The bucket brought something new: stubs and folders from a folder sync or lookup, a newer version found at open.</summary>
+    Sync,
 }

@@ -14,17 +14,12 @@ public sealed partial class DriveEngine : IDriveFileSystem
     public bool IsInternalPath(string path) =>
         path == DriveEngineOptions.InternalFolder || path.StartsWith(DriveEngineOptions.InternalFolder + "/", StringComparison.Ordinal);
 
-    // Folder sync with the bucket (updateWait) arrives with the policy engine (issue 3); the cache is the truth until then.
-    public ValueTask BeforeEnumerateAsync(string path, Caller caller, CancellationToken cancellationToken = default) => ValueTask.CompletedTask;
-
-    public ValueTask<bool> LookupMissingAsync(string path, Caller caller, CancellationToken cancellationToken = default) => ValueTask.FromResult(false);
-
     public async ValueTask<OpenDecision> OpenAsync(string path, Caller caller, OpenIntent intent, CancellationToken cancellationToken = default)
     {
         GuardInternal(path);
         using (await _locks.AcquireAsync(path, cancellationToken))
         {
-            _open[path] = 0;
+            var openElsewhere = !_open.TryAdd(path, 0);
             var entry = _index.Get(path);
             if (entry is null)
             {
@@ -39,13 +34,18 @@ public sealed partial class DriveEngine : IDriveFileSystem
                 entry.DirtySinceUtc = _clock.UtcNow;
                 _index.Put(entry);
             }
-            else if (entry.State == FileState.Stubbed)
+            else if (entry.State is FileState.Stubbed or FileState.Cached)
             {
+                // fileSync, then recall, stream or deny by the caller's process rule (DriveEngine.ProcessRules.cs).
                 try
                 {
-                    entry = await RecallLockedAsync(entry, cancellationToken);
+                    (entry, var decision) = await OpenUnderProcessRuleAsync(entry, caller, intent, openElsewhere, cancellationToken);
+                    if (decision is { } answered)
+                    {
+                        return answered;
+                    }
                 }
-                catch
+                catch when (!openElsewhere)
                 {
                     _open.TryRemove(path, out _);
                     throw;
@@ -116,7 +116,13 @@ public sealed partial class DriveEngine : IDriveFileSystem
             _index.Delete(entry.Path);
             if (entry.ObjectKey is { } key)
             {
+                Tombstone(key);
                 _pendingDeletes.Enqueue(key);
+            }
+            if (entry.State == FileState.Uploading)
+            {
+                // Its first upload may still land; the key is deleted then (FinishUploadAsync).
+                Tombstone(KeyFor(entry.Path));
             }
         }
         if (gone.Count > 0)
@@ -135,6 +141,11 @@ public sealed partial class DriveEngine : IDriveFileSystem
         var entries = isDirectory ? _index.Under(newPath).ToList() : [.. _index.Get(newPath) is { } e ? [e] : Array.Empty<FileEntry>()];
         foreach (var entry in entries)
         {
+            if (entry.ObjectKey is { } oldKey && oldKey != KeyFor(entry.Path))
+            {
+                // The old key holds these bytes until the new name is uploaded; it is no new file to sync down.
+                Tombstone(oldKey);
+            }
             switch (entry.State)
             {
                 case FileState.Stubbed:

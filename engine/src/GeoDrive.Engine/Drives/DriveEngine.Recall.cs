@@ -37,8 +37,10 @@ public sealed partial class DriveEngine
         {
             // Written in place, so the file keeps its inode, owner and mode; the stub's size is already right.
             using var sha = IncrementalHash.CreateHash(HashAlgorithmName.SHA256);
+            // A stub made from an object GeoDrive did not write has no recorded SHA-256: its ETag (MD5) is checked instead.
+            using var md5 = entry.Checksum is null ? IncrementalHash.CreateHash(HashAlgorithmName.MD5) : null;
             await using (var file = new FileStream(localPath, FileMode.Open, FileAccess.Write, FileShare.ReadWrite, 0, FileOptions.Asynchronous))
-            await using (var hashing = new HashingWriteStream(file, sha))
+            await using (var hashing = new HashingWriteStream(file, sha, md5))
             {
                 await _store.GetAsync(key, hashing, 0, null, cancellationToken);
                 if (hashing.Written != entry.Size)
@@ -47,10 +49,12 @@ public sealed partial class DriveEngine
                 }
                 await file.FlushAsync(cancellationToken);
             }
-            if (Convert.ToHexStringLower(sha.GetHashAndReset()) != entry.Checksum)
+            var sha256 = Convert.ToHexStringLower(sha.GetHashAndReset());
+            if (entry.Checksum is null ? !ForeignObjectMatches(entry, md5!) : sha256 != entry.Checksum)
             {
                 throw Mismatch(path, key);
             }
+            entry.Checksum ??= sha256;
             File.SetLastWriteTimeUtc(localPath, entry.ModifiedUtc.UtcDateTime);
         }
         catch (Exception ex)
@@ -97,7 +101,7 @@ public sealed partial class DriveEngine
         "Someone changed or replaced the object in the bucket; restore the right version (bucket versioning) and open the file again.");
 
     /// <summary>Hashes what passes through on its way to the file.</summary>
-    private sealed class HashingWriteStream(Stream inner, IncrementalHash hash) : Stream
+    private sealed class HashingWriteStream(Stream inner, IncrementalHash hash, IncrementalHash? secondHash = null) : Stream
     {
         public long Written { get; private set; }
 
@@ -112,6 +116,7 @@ public sealed partial class DriveEngine
         public override void Write(ReadOnlySpan<byte> buffer)
         {
             hash.AppendData(buffer);
+            secondHash?.AppendData(buffer);
             inner.Write(buffer);
             Written += buffer.Length;
         }
@@ -119,6 +124,7 @@ public sealed partial class DriveEngine
         public override async ValueTask WriteAsync(ReadOnlyMemory<byte> buffer, CancellationToken cancellationToken = default)
         {
             hash.AppendData(buffer.Span);
+            secondHash?.AppendData(buffer.Span);
             await inner.WriteAsync(buffer, cancellationToken);
             Written += buffer.Length;
         }

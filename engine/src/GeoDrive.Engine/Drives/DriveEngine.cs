@@ -131,11 +131,13 @@ public sealed partial class DriveEngine
             if (IsKeyInUse(key))
             {
                 // A file lives (or is about to be uploaded) under this key again: it is not ours to delete.
+                ForgetTombstone(key);
                 continue;
             }
             try
             {
                 await _store.DeleteAsync(key, cancellationToken);
+                ForgetTombstone(key);
                 deleted++;
             }
             catch (GeoDriveException ex)

@@ -28,4 +28,22 @@ public readonly record struct LocalFile(long Size, DateTimeOffset ModifiedUtc, U
         }
         File.SetLastWriteTimeUtc(localPath, modifiedUtc.UtcDateTime);
     }
+
+    /// <summary>
+    /// Makes a new stub for an object found in the bucket: a sparse file of its size with its recorded
+    /// time and mode. Never replaces an existing file (CreateNew), so nothing local is overwritten.
+    /// </summary>
+    public static void CreateStub(string localPath, long size, DateTimeOffset modifiedUtc, UnixFileMode mode)
+    {
+        var options = new FileStreamOptions { Mode = FileMode.CreateNew, Access = FileAccess.Write, Share = FileShare.None };
+        if (!OperatingSystem.IsWindows())
+        {
+            options.UnixCreateMode = mode;
+        }
+        using (var stream = new FileStream(localPath, options))
+        {
+            stream.SetLength(size);
+        }
+        File.SetLastWriteTimeUtc(localPath, modifiedUtc.UtcDateTime);
+    }
 }

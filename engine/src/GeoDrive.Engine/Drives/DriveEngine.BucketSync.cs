@@ -1,0 +1,446 @@
+using System.Collections.Concurrent;
+using System.Globalization;
+using System.Security.Cryptography;
+using GeoDrive.Core.Errors;
+using GeoDrive.Core.Model;
+using GeoDrive.Core.Paths;
+using GeoDrive.Engine.Files;
+using GeoDrive.Engine.Layout;
+using GeoDrive.Policies.Evaluation;
+using GeoDrive.Policies.Model;
+using Microsoft.Extensions.Logging;
+
+namespace GeoDrive.Engine.Drives;
+
+/// <summary>
+/// The bucket side of the front-end contract (DESIGN.md §4): a folder listing older than updateWait
+/// is synced with the bucket first, a name missing locally is looked up in the bucket, and an open
+/// asks whether the bucket holds a newer version. Syncing only adds stubs and folders, or refreshes
+/// files that have no local changes: nothing local is ever deleted because the bucket lacks it, and a
+/// failure to reach the bucket only means the cache is shown as it is.
+/// </summary>
+public sealed partial class DriveEngine
+{
+    // HEADs of new objects in one folder sync: in parallel, a bounded batch at a time.
+    private const int SyncBatchSize = 256;
+    private const int SyncHeadConcurrency = 8;
+
+    private static readonly UnixFileMode DefaultStubMode =
+        UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.GroupRead | UnixFileMode.OtherRead;
+
+    private readonly BucketCheckTimes _foldersListed = new();
+    private readonly BucketCheckTimes _pathsChecked = new();
+
+    // Keys whose files were deleted or renamed away locally while their objects are still in the bucket
+    // (deleted by the next tick, or once the new name is uploaded): never brought back as stubs.
+    private readonly ConcurrentDictionary<string, byte> _tombstones = new(StringComparer.Ordinal);
+
+    public async ValueTask BeforeEnumerateAsync(string path, Caller caller, CancellationToken cancellationToken = default)
+    {
+        if (IsInternalPath(path) || TreatmentFor(caller).FolderSync == SyncAction.Skip)
+        {
+            return;
+        }
+        path = DrivePath.Normalize(path);
+        if (path.Length > 0 && _policy.IsExcluded(path, isDirectory: true))
+        {
+            return;
+        }
+        var updateWait = _policy.UpdateWait;
+        if (_foldersListed.IsFresh(path, _clock.UtcNow, updateWait))
+        {
+            return;
+        }
+        using (await _locks.AcquireAsync(FolderLockName(path), cancellationToken))
+        {
+            var now = _clock.UtcNow;
+            if (_foldersListed.IsFresh(path, now, updateWait))
+            {
+                return;
+            }
+            // Marked before asking: a failed sync is tried again after updateWait, not at every listing.
+            _foldersListed.Mark(path, now, updateWait);
+            try
+            {
+                await SyncFolderAsync(path, cancellationToken);
+            }
+            catch (GeoDriveException ex)
+            {
+                // Unreachable is not empty: nothing is removed, the listing shows the cache as it is.
+                Record(DriveEventKind.Error, path, $"The folder was not synced with the bucket; the listing shows the cache: {ex.Message}", ex.ErrorId);
+            }
+        }
+    }
+
+    public async ValueTask<bool> LookupMissingAsync(string path, Caller caller, CancellationToken cancellationToken = default)
+    {
+        if (path.Length == 0 || IsInternalPath(path) || TreatmentFor(caller).FileNotFound == SyncAction.Skip)
+        {
+            return false;
+        }
+        var key = KeyFor(path);
+        if (!IsOwnKeyOf(key, path) || _policy.IsExcluded(path, isDirectory: false))
+        {
+            return false;
+        }
+        var updateWait = _policy.UpdateWait;
+        if (_pathsChecked.IsFresh(path, _clock.UtcNow, updateWait))
+        {
+            return false;
+        }
+        using (await _locks.AcquireAsync(path, cancellationToken))
+        {
+            var local = LocalPath(path);
+            if (Path.Exists(local))
+            {
+                // Another lookup of the same name made it meanwhile.
+                return true;
+            }
+            var now = _clock.UtcNow;
+            if (_pathsChecked.IsFresh(path, now, updateWait) || !Directory.Exists(Path.GetDirectoryName(local)))
+            {
+                return false;
+            }
+            _pathsChecked.Mark(path, now, updateWait);
+            if (_index.Get(path) is not null || IsTombstoned(key))
+            {
+                return false;
+            }
+            try
+            {
+                if (await _store.HeadAsync(key, cancellationToken) is { } head)
+                {
+                    return CreateStubLocked(path, head);
+                }
+                return await CreateFolderIfInBucketAsync(path, key + "/", cancellationToken);
+            }
+            catch (GeoDriveException ex)
+            {
+                _logger.LogWarning("{Drive}: could not look up '{Path}' in the bucket ({ErrorId}): {Message}", Name, path, ex.ErrorId, ex.Message);
+                return false;
+            }
+        }
+    }
+
+    /// <summary>
+    /// fileSync at open, with the path's lock held: for a Cached or Stubbed file not checked within
+    /// updateWait, HEAD its object; a different version in the bucket replaces a Cached file that no
+    /// other handle has open, and refreshes a stub. Dirty files are never checked: local changes win.
+    /// </summary>
+    private async Task<FileEntry> SyncFileLockedAsync(FileEntry entry, bool openElsewhere, CancellationToken cancellationToken)
+    {
+        var path = entry.Path;
+        var now = _clock.UtcNow;
+        var updateWait = _policy.UpdateWait;
+        if (entry.State is not (FileState.Cached or FileState.Stubbed) || _pathsChecked.IsFresh(path, now, updateWait))
+        {
+            return entry;
+        }
+        _pathsChecked.Mark(path, now, updateWait);
+        var key = entry.ObjectKey ?? KeyFor(path);
+        ObjectInfo? head;
+        try
+        {
+            head = await _store.HeadAsync(key, cancellationToken);
+        }
+        catch (GeoDriveException ex)
+        {
+            _logger.LogWarning("{Drive}: could not check '{Path}' against the bucket ({ErrorId}): {Message}", Name, path, ex.ErrorId, ex.Message);
+            return entry;
+        }
+        if (head is null || IsSameVersion(entry, head))
+        {
+            // A missing object never removes local data; a stub without its object fails at recall, saying so.
+            return entry;
+        }
+        if (entry.State == FileState.Cached && openElsewhere)
+        {
+            // Its bytes are in use by another handle: not pulled away under it; asked again at the next open.
+            _pathsChecked.Forget(path);
+            return entry;
+        }
+
+        var previous = entry.State;
+        entry.State = FileState.Stubbed;
+        entry.Size = head.Size;
+        entry.ModifiedUtc = RecordedMtime(head);
+        entry.Checksum = RecordedChecksum(head);
+        entry.ETag = head.ETag;
+        entry.VersionId = head.VersionId;
+        entry.LastError = null;
+        // Index first: after a crash here, recovery finds a "stub" of the wrong size and re-stubs it.
+        _index.Put(entry);
+        LocalFile.MakeStub(LocalPath(path), entry.Size, entry.ModifiedUtc);
+        Record(DriveEventKind.Sync, path, previous == FileState.Cached
+            ? $"The bucket holds a newer version ({ByteSize.Format(entry.Size)}); the unchanged local copy was replaced by a stub of it."
+            : $"The bucket holds a newer version ({ByteSize.Format(entry.Size)}); the stub now stands for it.");
+        return entry;
+    }
+
+    private async Task SyncFolderAsync(string folder, CancellationToken cancellationToken)
+    {
+        var localFolder = folder.Length == 0 ? Path.GetFullPath(Options.CachePath) : LocalPath(folder);
+        if (!Directory.Exists(localFolder))
+        {
+            return;
+        }
+        var listPrefix = folder.Length == 0 ? Options.Prefix : KeyFor(folder) + "/";
+        var batch = new List<(string Path, string Key)>(SyncBatchSize);
+        var folders = 0;
+        var stubs = 0;
+        await foreach (var listed in _store.ListAsync(listPrefix, recursive: false, cancellationToken))
+        {
+            if (listed.Key == listPrefix)
+            {
+                // A zero-byte "folder marker" some tools write for the folder itself.
+                continue;
+            }
+            if (listed.Key.EndsWith('/'))
+            {
+                folders += CreateFolderForPrefix(listed.Key) ? 1 : 0;
+                continue;
+            }
+            if (NewFileFor(listed.Key) is { } path)
+            {
+                batch.Add((path, listed.Key));
+            }
+            if (batch.Count >= SyncBatchSize)
+            {
+                stubs += await CreateStubsAsync(batch, cancellationToken);
+                batch.Clear();
+            }
+        }
+        stubs += await CreateStubsAsync(batch, cancellationToken);
+        if (stubs + folders > 0)
+        {
+            Record(DriveEventKind.Sync, folder, $"Folder synced with the bucket: {stubs} stub(s) and {folders} folder(s) added.");
+        }
+    }
+
+    /// <summary>The drive path for a listed key when it is a file the cache does not have yet; null otherwise.</summary>
+    private string? NewFileFor(string key)
+    {
+        if (DrivePathOf(key) is not { } path || _policy.IsExcluded(path, isDirectory: false) || IsTombstoned(key) || _displaced.ContainsKey(key))
+        {
+            return null;
+        }
+        return Path.Exists(LocalPath(path)) || _index.Get(path) is not null ? null : path;
+    }
+
+    private async Task<int> CreateStubsAsync(List<(string Path, string Key)> batch, CancellationToken cancellationToken)
+    {
+        if (batch.Count == 0)
+        {
+            return 0;
+        }
+        var created = 0;
+        var options = new ParallelOptions { MaxDegreeOfParallelism = SyncHeadConcurrency, CancellationToken = cancellationToken };
+        await Parallel.ForEachAsync(batch, options, async (item, ct) =>
+        {
+            // The listing carries no user metadata: HEAD gives the checksum, time and mode to record.
+            if (await _store.HeadAsync(item.Key, ct) is not { } head)
+            {
+                return;
+            }
+            using (await _locks.AcquireAsync(item.Path, ct))
+            {
+                if (CreateStubLocked(item.Path, head))
+                {
+                    Interlocked.Increment(ref created);
+                }
+            }
+        });
+        return created;
+    }
+
+    /// <summary>Makes a stub for an object, with the path's lock held; false when the path is taken or the file cannot be made.</summary>
+    private bool CreateStubLocked(string path, ObjectInfo head)
+    {
+        var local = LocalPath(path);
+        if (Path.Exists(local) || _index.Get(path) is not null || IsTombstoned(head.Key) || _displaced.ContainsKey(head.Key))
+        {
+            return false;
+        }
+        var now = _clock.UtcNow;
+        var entry = new FileEntry
+        {
+            Path = path,
+            State = FileState.Stubbed,
+            Size = head.Size,
+            ModifiedUtc = RecordedMtime(head),
+            LastAccessUtc = now,
+            Checksum = RecordedChecksum(head),
+            ObjectKey = head.Key,
+            ETag = head.ETag,
+            VersionId = head.VersionId,
+        };
+        // Index first: a crash before the file exists only leaves an entry that recovery forgets. The
+        // other order would leave a zero-filled file that recovery took for a new local file to upload.
+        _index.Put(entry);
+        try
+        {
+            LocalFile.CreateStub(local, entry.Size, entry.ModifiedUtc, RecordedMode(head));
+        }
+        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
+        {
+            _index.Delete(path);
+            Record(DriveEventKind.Error, path, $"No stub was made for the object '{head.Key}': {ex.Message}", ErrorIds.CacheWriteFailed);
+            return false;
+        }
+        _pathsChecked.Mark(path, now, _policy.UpdateWait);
+        return true;
+    }
+
+    private bool CreateFolderForPrefix(string prefixKey)
+    {
+        if (DrivePathOf(prefixKey) is not { } path || _policy.IsExcluded(path, isDirectory: true) || HasTombstoneUnder(prefixKey))
+        {
+            return false;
+        }
+        return CreateFolder(path);
+    }
+
+    private async Task<bool> CreateFolderIfInBucketAsync(string path, string prefixKey, CancellationToken cancellationToken)
+    {
+        if (_policy.IsExcluded(path, isDirectory: true) || HasTombstoneUnder(prefixKey))
+        {
+            return false;
+        }
+        await foreach (var _ in _store.ListAsync(prefixKey, recursive: false, cancellationToken))
+        {
+            return CreateFolder(path);
+        }
+        return false;
+    }
+
+    private bool CreateFolder(string path)
+    {
+        var local = LocalPath(path);
+        if (Path.Exists(local) || !Directory.Exists(Path.GetDirectoryName(local)))
+        {
+            // A local file or folder of that name wins; a parent removed meanwhile is not brought back.
+            return false;
+        }
+        try
+        {
+            Directory.CreateDirectory(local);
+            return true;
+        }
+        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
+        {
+            Record(DriveEventKind.Error, path, $"The folder was not made in the cache: {ex.Message}", ErrorIds.CacheWriteFailed);
+            return false;
+        }
+    }
+
+    /// <summary>
+    /// The drive path of a key from the bucket, or null (with an event) when the key could write
+    /// outside the cache or into the engine's own folder. The only way a listed key becomes a path.
+    /// </summary>
+    private string? DrivePathOf(string key)
+    {
+        try
+        {
+            var path = DrivePath.FromObjectKey(key, Options.Prefix);
+            if (IsInternalPath(path.Split('/')[0]))
+            {
+                throw new GeoDriveException(ErrorIds.HostileObjectKey, ErrorKind.InvalidData,
+                    $"The name '{key}' was refused: it names GeoDrive's own folder.",
+                    "Rename or remove that object in the bucket; GeoDrive never writes into its own folder from the bucket.");
+            }
+            _ = LocalPath(path);
+            return path;
+        }
+        catch (GeoDriveException ex) when (ex.ErrorId == ErrorIds.HostileObjectKey)
+        {
+            Record(DriveEventKind.Error, null, $"An object was skipped: {ex.Message}", ex.ErrorId);
+            return null;
+        }
+    }
+
+    /// <summary>True when <paramref name="key"/> maps back to exactly <paramref name="path"/> (a name from an application, not the bucket).</summary>
+    private bool IsOwnKeyOf(string key, string path)
+    {
+        try
+        {
+            return DrivePath.FromObjectKey(key, Options.Prefix) == path;
+        }
+        catch (GeoDriveException)
+        {
+            return false;
+        }
+    }
+
+    private static string FolderLockName(string folder) => "\0folder-sync:" + folder;
+
+    private void Tombstone(string? key)
+    {
+        if (key is not null)
+        {
+            _tombstones[key] = 0;
+        }
+    }
+
+    private void ForgetTombstone(string key) => _tombstones.TryRemove(key, out _);
+
+    private bool IsTombstoned(string key) => _tombstones.ContainsKey(key);
+
+    private bool HasTombstoneUnder(string prefixKey) =>
+        !_tombstones.IsEmpty && _tombstones.Keys.Any(k => k.StartsWith(prefixKey, StringComparison.Ordinal));
+
+    /// <summary>
+    /// Whether the bucket's object is the version the entry records: the SHA-256 GeoDrive recorded
+    /// when both sides have one (an ETag differs for the same bytes uploaded in other parts), else the ETag.
+    /// </summary>
+    private static bool IsSameVersion(FileEntry entry, ObjectInfo head)
+    {
+        if (head.Size != entry.Size)
+        {
+            return false;
+        }
+        if (entry.Checksum is { } checksum && RecordedChecksum(head) is { } recorded)
+        {
+            return string.Equals(checksum, recorded, StringComparison.OrdinalIgnoreCase);
+        }
+        if (TrimETag(entry.ETag) is { } known && TrimETag(head.ETag) is { } current)
+        {
+            return string.Equals(known, current, StringComparison.OrdinalIgnoreCase);
+        }
+        return true;
+    }
+
+    /// <summary>Verification of a recall for a stub made from an object GeoDrive did not write (no SHA-256 recorded).</summary>
+    private static bool ForeignObjectMatches(FileEntry entry, IncrementalHash md5)
+    {
+        var received = Convert.ToHexStringLower(md5.GetHashAndReset());
+        // A single-part ETag is the MD5 of the object's bytes; a multipart one ("…-N") is not, so the size (checked already) must do.
+        return TrimETag(entry.ETag) is not { Length: 32 } etag || etag.Contains('-', StringComparison.Ordinal)
+            || string.Equals(etag, received, StringComparison.OrdinalIgnoreCase);
+    }
+
+    private static string? TrimETag(string? etag) => string.IsNullOrWhiteSpace(etag) ? null : etag.Trim().Trim('"');
+
+    private static string? RecordedChecksum(ObjectInfo head) =>
+        head.Metadata.TryGetValue(ObjectLayout.Sha256Key, out var sha) && sha.Length == 64 && sha.All(char.IsAsciiHexDigit)
+            ? sha.ToLowerInvariant()
+            : null;
+
+    /// <summary>The file's time as GeoDrive recorded it (geodrive-mtime), else the object's upload time.</summary>
+    private static DateTimeOffset RecordedMtime(ObjectInfo head) =>
+        head.Metadata.TryGetValue(ObjectLayout.MtimeKey, out var text)
+        && DateTimeOffset.TryParse(text, CultureInfo.InvariantCulture, DateTimeStyles.RoundtripKind | DateTimeStyles.AssumeUniversal, out var mtime)
+            ? mtime.ToUniversalTime()
+            : head.LastModifiedUtc;
+
+    /// <summary>The permission bits GeoDrive recorded (geodrive-mode, octal), never set-id bits; else rw-r--r--.</summary>
+    private static UnixFileMode RecordedMode(ObjectInfo head)
+    {
+        if (!head.Metadata.TryGetValue(ObjectLayout.ModeKey, out var text) || text.Length is 0 or > 4 || !text.All(c => c is >= '0' and <= '7'))
+        {
+            return DefaultStubMode;
+        }
+        var mode = (UnixFileMode)(Convert.ToInt32(text, 8) & 0b111_111_111);
+        // The engine must be able to write the stub's bytes back in on recall.
+        return mode | UnixFileMode.UserRead | UnixFileMode.UserWrite;
+    }
+}

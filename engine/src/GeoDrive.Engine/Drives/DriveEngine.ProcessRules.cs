@@ -1,0 +1,54 @@
+using GeoDrive.Core.Model;
+using GeoDrive.Core.Ports;
+using GeoDrive.Policies.Evaluation;
+using GeoDrive.Policies.Model;
+using Microsoft.Extensions.Logging;
+
+namespace GeoDrive.Engine.Drives;
+
+/// <summary>
+/// processExcludes (docs/policies.md): how the process behind a request is treated — whether its
+/// listings, opens and lookups ask the bucket, and whether opening a stub recalls it, streams it
+/// from the bucket leaving the stub, or is refused.
+/// </summary>
+public sealed partial class DriveEngine
+{
+    /// <summary>The process name that policies use for network and system callers (<see cref="Caller.IsSystem"/>).</summary>
+    public const string SystemProcessName = "<SYSTEM>";
+
+    /// <summary>The process rule in force for a caller: "&lt;SYSTEM&gt;" for network and system callers, else its image name.</summary>
+    public ProcessTreatment TreatmentFor(Caller caller)
+    {
+        ArgumentNullException.ThrowIfNull(caller);
+        return _policy.ProcessTreatmentFor(caller.IsSystem ? SystemProcessName : caller.ImageName);
+    }
+
+    /// <summary>
+    /// Opening a Cached or Stubbed file (not for truncation), with the path's lock held: fileSync
+    /// first, then for a stub the caller's recall rule. Returns the entry as it is now, and the
+    /// decision when the open is answered without recalling (stream or deny).
+    /// </summary>
+    private async Task<(FileEntry Entry, OpenDecision? Decision)> OpenUnderProcessRuleAsync(
+        FileEntry entry, Caller caller, OpenIntent intent, bool openElsewhere, CancellationToken cancellationToken)
+    {
+        var treatment = TreatmentFor(caller);
+        // A stub that will be refused anyway is not worth asking the bucket about.
+        var denied = entry.State == FileState.Stubbed && treatment.Recall == RecallAction.Deny;
+        if (treatment.FileSync == SyncAction.Sync && !denied)
+        {
+            entry = await SyncFileLockedAsync(entry, openElsewhere, cancellationToken);
+        }
+        if (entry.State != FileState.Stubbed || treatment.Recall == RecallAction.Hydrate)
+        {
+            return (await RecallLockedAsync(entry, cancellationToken), null);
+        }
+        if (treatment.Recall == RecallAction.Stream)
+        {
+            // Reads come from the bucket (ReadStreamedAsync); the front end refuses writes to a streamed file.
+            _logger.LogDebug("{Drive}: '{Path}' streamed from the bucket for {Process} ({Intent})", Name, entry.Path, caller.ImageName, intent);
+            return (entry, OpenDecision.Stream);
+        }
+        _logger.LogInformation("{Drive}: recall of '{Path}' denied to {Process} (pid {Pid}) by processExcludes", Name, entry.Path, caller.ImageName, caller.ProcessId);
+        return (entry, OpenDecision.Deny);
+    }
+}

@@ -1,0 +1,331 @@
+using Amazon.S3.Model;
+using GeoDrive.Core.Errors;
+using GeoDrive.Core.Model;
+using GeoDrive.Core.Ports;
+using GeoDrive.Engine.Drives;
+using GeoDrive.Engine.Layout;
+using GeoDrive.Storage.S3;
+using GeoDrive.TestSupport;
+
+namespace GeoDrive.Engine.Tests;
+
+/// <summary>
+/// The bucket side of the front-end contract, asked as a front end would: folder sync before a
+/// listing, lookup of a missing name, fileSync at open, and the process rules that skip them.
+/// </summary>
+public sealed class BucketSyncTests(S3ServerFixture s3) : IClassFixture<S3ServerFixture>, IAsyncLifetime
+{
+    private const string Policy = """
+        apiVersion: geodrive/v1
+        kind: CloudDrivePolicy
+        metadata: { name: bucket-sync }
+        spec:
+          stubbing: { enabled: true, accessWait: 1h }
+          upload: { settle: 30s, updateWait: 5m }
+          excludes: [ "**/*.tmp" ]
+          processExcludes:
+            - { process: "scanner", folderSync: skip, fileSync: skip, fileNotFound: skip }
+            - { process: "avscan", recall: deny }
+            - { process: "backup*", recall: stream }
+            - { process: "<SYSTEM>", recall: deny }
+        """;
+
+    private static readonly TimeSpan UpdateWait = TimeSpan.FromMinutes(5);
+    private static readonly Caller Ls = new(100, "ls");
+    private static readonly Caller Scanner = new(101, "scanner");
+
+    private DriveRig _rig = null!;
+
+    private DriveEngine Engine => _rig.Engine;
+
+    public Task InitializeAsync()
+    {
+        _rig = new DriveRig(s3, Policy);
+        return _rig.Engine.StartAsync();
+    }
+
+    public Task DisposeAsync() => _rig.DisposeAsync().AsTask();
+
+    /// <summary>An object as another GeoDrive writes it: bytes and GeoDrive's user metadata.</summary>
+    private async Task<byte[]> PutLikeGeoDriveAsync(string key, int size, int seed, DateTimeOffset mtime)
+    {
+        var content = DriveRig.RandomBytes(size, seed);
+        var hashes = await Files.FileHashes.ComputeAsync(new MemoryStream(content));
+        var metadata = ObjectLayout.MetadataFor(hashes.Sha256, size, mtime, UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.GroupRead);
+        await _rig.Store.PutAsync(key, new MemoryStream(content), size, metadata);
+        return content;
+    }
+
+    private Task PutRawAsync(string key, string content) =>
+        _rig.S3.Client.PutObjectAsync(new PutObjectRequest { BucketName = _rig.Bucket, Key = key, ContentBody = content });
+
+    private async Task<byte[]> CachedFileAsync(string path, string content)
+    {
+        var bytes = System.Text.Encoding.UTF8.GetBytes(content);
+        await _rig.WriteAsync(path, bytes);
+        Assert.Equal(FileState.Cached, (await Engine.UploadAsync(path)).State);
+        return bytes;
+    }
+
+    [Fact]
+    public async Task A_listing_makes_stubs_with_the_recorded_size_time_mode_and_checksum_and_folders_for_prefixes()
+    {
+        Directory.CreateDirectory(_rig.Local("docs"));
+        var mtime = new DateTimeOffset(2025, 3, 4, 5, 6, 7, TimeSpan.Zero).AddTicks(1234567);
+        var content = await PutLikeGeoDriveAsync("docs/plan.bin", 70_000, seed: 1, mtime);
+        await PutRawAsync("docs/sub/deep.txt", "deep");
+
+        await Engine.BeforeEnumerateAsync("docs", Ls);
+
+        var entry = Engine.GetFile("docs/plan.bin")!;
+        Assert.Equal(FileState.Stubbed, entry.State);
+        Assert.Equal(70_000, new FileInfo(_rig.Local("docs/plan.bin")).Length);
+        Assert.Equal(0, _rig.AllocatedBlocks("docs/plan.bin"));
+        Assert.Equal(mtime.UtcDateTime, File.GetLastWriteTimeUtc(_rig.Local("docs/plan.bin")));
+        Assert.Equal(UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.GroupRead, new FileInfo(_rig.Local("docs/plan.bin")).UnixFileMode);
+        Assert.NotNull(entry.Checksum);
+        Assert.True(Directory.Exists(_rig.Local("docs/sub")));
+        Assert.False(File.Exists(_rig.Local("docs/sub/deep.txt")));
+        Assert.Equal(content, await _rig.ReadAsync("docs/plan.bin"));
+        Assert.Equal(FileState.Cached, _rig.StateOf("docs/plan.bin"));
+        Assert.Contains(Engine.ReadEvents(kind: DriveEventKind.Sync), e => e.Path == "docs");
+    }
+
+    [Fact]
+    public async Task An_object_written_by_another_tool_is_recalled_verified_by_its_etag()
+    {
+        await PutRawAsync("foreign.txt", "written by aws s3 cp");
+
+        await Engine.BeforeEnumerateAsync("", Ls);
+
+        Assert.Null(Engine.GetFile("foreign.txt")!.Checksum);
+        Assert.Equal("written by aws s3 cp"u8.ToArray(), await _rig.ReadAsync("foreign.txt"));
+        var entry = Engine.GetFile("foreign.txt")!;
+        Assert.Equal(FileState.Cached, entry.State);
+        Assert.Equal(Convert.ToHexStringLower(System.Security.Cryptography.SHA256.HashData("written by aws s3 cp"u8)), entry.Checksum);
+    }
+
+    [Fact]
+    public async Task UpdateWait_gates_folder_sync_by_the_injected_clock_and_a_skipping_process_never_syncs()
+    {
+        await Engine.BeforeEnumerateAsync("", Ls);
+        await PutRawAsync("new.txt", "new");
+
+        await Engine.BeforeEnumerateAsync("", Scanner);
+        _rig.Clock.Advance(UpdateWait - TimeSpan.FromSeconds(1));
+        await Engine.BeforeEnumerateAsync("", Ls);
+        Assert.False(File.Exists(_rig.Local("new.txt")));
+
+        _rig.Clock.Advance(TimeSpan.FromSeconds(1));
+        await Engine.BeforeEnumerateAsync("", Scanner);
+        Assert.False(File.Exists(_rig.Local("new.txt")));
+
+        await Engine.BeforeEnumerateAsync("", Ls);
+        Assert.True(File.Exists(_rig.Local("new.txt")));
+    }
+
+    [Fact]
+    public async Task Folder_sync_never_removes_or_changes_local_files_the_bucket_lacks_or_holds_differently()
+    {
+        await _rig.WriteAsync("dirty.txt", "local changes"u8.ToArray());
+        await CachedFileAsync("cached.txt", "cached");
+        await _rig.S3.Client.DeleteObjectAsync(_rig.Bucket, "cached.txt");
+        await PutRawAsync("dirty.txt", "someone else's version");
+
+        await Engine.BeforeEnumerateAsync("", Ls);
+
+        Assert.Equal("local changes", await File.ReadAllTextAsync(_rig.Local("dirty.txt")));
+        Assert.Equal(FileState.Dirty, _rig.StateOf("dirty.txt"));
+        Assert.Equal("cached", await File.ReadAllTextAsync(_rig.Local("cached.txt")));
+        Assert.Equal(FileState.Cached, _rig.StateOf("cached.txt"));
+    }
+
+    [Fact]
+    public async Task An_unreachable_endpoint_is_not_an_empty_bucket_and_the_listing_goes_on()
+    {
+        await CachedFileAsync("keep.txt", "keep me");
+        // Fault injection: the real store, pointed at a port where nothing listens.
+        using var unreachable = new S3ObjectStore(new S3StoreOptions
+        {
+            Endpoint = new Uri($"http://127.0.0.1:{S3TestServer.FreePort()}"),
+            Bucket = _rig.Bucket,
+            AccessKey = "unreachable",
+            SecretKey = "unreachable-secret",
+            ConnectTimeout = TimeSpan.FromSeconds(1),
+            MaxErrorRetry = 0,
+        });
+        var offline = new DriveEngine(new DriveEngineOptions { Name = "offline", CachePath = _rig.CachePath }, unreachable, _rig.Index, _rig.Policy, _rig.Clock);
+
+        await offline.BeforeEnumerateAsync("", Ls);
+        var found = await offline.LookupMissingAsync("other.txt", Ls);
+        var decision = await offline.OpenAsync("keep.txt", Ls, OpenIntent.Read);
+
+        Assert.False(found);
+        Assert.Equal(OpenDecision.Local, decision);
+        Assert.Equal("keep me", await File.ReadAllTextAsync(_rig.Local("keep.txt")));
+        Assert.Equal(FileState.Cached, _rig.StateOf("keep.txt"));
+        var error = Assert.Single(offline.ReadEvents(kind: DriveEventKind.Error));
+        Assert.Equal(ErrorIds.EndpointUnreachable, error.ErrorId);
+        Assert.DoesNotContain("unreachable-secret", error.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task Hostile_keys_are_refused_with_an_event_and_the_rest_of_the_folder_still_syncs()
+    {
+        // (A leading "/" cannot be tested this way: the SDK drops it before the request.)
+        string[] hostile = ["../escape.txt", "a/../../x", "a\\..\\..\\y", ".geodrive/index.db"];
+        foreach (var key in hostile)
+        {
+            await PutRawAsync(key, "hostile");
+        }
+        await PutRawAsync("a/ok.txt", "ok");
+        var stored = await _rig.S3.Client.ListObjectsV2Async(new ListObjectsV2Request { BucketName = _rig.Bucket });
+        Assert.Subset(stored.S3Objects.Select(o => o.Key).ToHashSet(), hostile.ToHashSet());
+        var outside = Path.GetDirectoryName(_rig.CachePath)!;
+        var before = Directory.EnumerateFileSystemEntries(outside).Order().ToList();
+
+        await Engine.BeforeEnumerateAsync("", Ls);
+        await Engine.BeforeEnumerateAsync("a", Ls);
+
+        Assert.Equal(before, Directory.EnumerateFileSystemEntries(outside).Order().ToList());
+        Assert.Equal(["a", "a/ok.txt"], Directory.EnumerateFileSystemEntries(_rig.CachePath, "*", SearchOption.AllDirectories)
+            .Select(p => Path.GetRelativePath(_rig.CachePath, p)).Where(p => !p.StartsWith(".geodrive", StringComparison.Ordinal)).Order());
+        Assert.True(new FileInfo(_rig.Local(".geodrive/index.db")).Length > "hostile".Length);
+        var refused = Engine.ReadEvents(kind: DriveEventKind.Error).Where(e => e.ErrorId == ErrorIds.HostileObjectKey).ToList();
+        Assert.True(refused.Count >= 4, string.Join("\n", refused.Select(e => e.Message)));
+    }
+
+    [Fact]
+    public async Task A_file_deleted_or_renamed_locally_is_not_brought_back_before_its_object_is_gone()
+    {
+        await CachedFileAsync("gone.txt", "gone");
+        await CachedFileAsync("old-name.txt", "moved");
+        File.Delete(_rig.Local("gone.txt"));
+        Engine.Deleted("gone.txt", _rig.Caller, isDirectory: false);
+        File.Move(_rig.Local("old-name.txt"), _rig.Local("new-name.txt"));
+        Engine.Renamed("old-name.txt", "new-name.txt", _rig.Caller, isDirectory: false);
+
+        await Engine.BeforeEnumerateAsync("", Ls);
+        var lookedUp = await Engine.LookupMissingAsync("gone.txt", Ls);
+
+        Assert.False(lookedUp);
+        Assert.False(File.Exists(_rig.Local("gone.txt")));
+        Assert.False(File.Exists(_rig.Local("old-name.txt")));
+        _rig.Clock.Advance(TimeSpan.FromHours(1));
+        await Engine.TickAsync();
+        Assert.Null(await _rig.Store.HeadAsync("gone.txt"));
+        Assert.Null(await _rig.Store.HeadAsync("old-name.txt"));
+        await Engine.BeforeEnumerateAsync("", Ls);
+        Assert.False(File.Exists(_rig.Local("gone.txt")) || File.Exists(_rig.Local("old-name.txt")));
+    }
+
+    [Fact]
+    public async Task A_missing_name_is_looked_up_in_the_bucket_once_per_updateWait_unless_the_process_skips_it()
+    {
+        Assert.False(await Engine.LookupMissingAsync("later.txt", Ls));
+        await PutRawAsync("later.txt", "later");
+        await PutRawAsync("skipped.txt", "skipped");
+        await PutRawAsync("folder/inner.txt", "inner");
+
+        Assert.False(await Engine.LookupMissingAsync("later.txt", Ls));
+        Assert.False(await Engine.LookupMissingAsync("skipped.txt", Scanner));
+        Assert.True(await Engine.LookupMissingAsync("folder", Ls));
+        _rig.Clock.Advance(UpdateWait);
+        Assert.True(await Engine.LookupMissingAsync("later.txt", Ls));
+
+        Assert.True(Directory.Exists(_rig.Local("folder")));
+        Assert.Equal(FileState.Stubbed, _rig.StateOf("later.txt"));
+        Assert.Equal("later"u8.ToArray(), await _rig.ReadAsync("later.txt"));
+        Assert.False(File.Exists(_rig.Local("skipped.txt")));
+        Assert.False(await Engine.LookupMissingAsync("x.tmp", Ls));
+    }
+
+    [Fact]
+    public async Task A_newer_version_in_the_bucket_replaces_an_unchanged_cached_file_at_open_after_updateWait()
+    {
+        await CachedFileAsync("shared.txt", "version 1");
+        await Engine.OpenAsync("shared.txt", Ls, OpenIntent.Read);
+        await Engine.ClosedAsync("shared.txt", Ls, modified: false);
+        var newer = await PutLikeGeoDriveAsync("shared.txt", 5000, seed: 2, DateTimeOffset.UtcNow);
+
+        Assert.Equal("version 1"u8.ToArray(), await _rig.ReadAsync("shared.txt"));
+        _rig.Clock.Advance(UpdateWait);
+        Assert.Equal(OpenDecision.Local, await Engine.OpenAsync("shared.txt", Scanner, OpenIntent.Read));
+        await Engine.ClosedAsync("shared.txt", Scanner, modified: false);
+        Assert.Equal("version 1"u8.ToArray(), await File.ReadAllBytesAsync(_rig.Local("shared.txt")));
+
+        Assert.Equal(newer, await _rig.ReadAsync("shared.txt"));
+        Assert.Equal(FileState.Cached, _rig.StateOf("shared.txt"));
+        Assert.Contains(Engine.ReadEvents(kind: DriveEventKind.Sync), e => e.Path == "shared.txt");
+    }
+
+    [Fact]
+    public async Task Local_changes_win_over_a_newer_version_in_the_bucket()
+    {
+        await CachedFileAsync("mine.txt", "base");
+        await _rig.WriteAsync("mine.txt", "my edit"u8.ToArray());
+        await PutRawAsync("mine.txt", "their edit");
+        _rig.Clock.Advance(UpdateWait);
+
+        Assert.Equal("my edit"u8.ToArray(), await _rig.ReadAsync("mine.txt"));
+        _rig.Clock.Advance(TimeSpan.FromMinutes(1));
+        await Engine.TickAsync();
+
+        Assert.Equal(FileState.Cached, _rig.StateOf("mine.txt"));
+        Assert.Equal("my edit"u8.ToArray(), await _rig.ObjectBytesAsync("mine.txt"));
+    }
+
+    [Fact]
+    public async Task A_cached_file_open_elsewhere_is_not_replaced_under_its_reader()
+    {
+        await CachedFileAsync("busy.txt", "in use");
+        await Engine.OpenAsync("busy.txt", Ls, OpenIntent.Read);
+        await PutRawAsync("busy.txt", "newer");
+        _rig.Clock.Advance(UpdateWait);
+
+        await Engine.OpenAsync("busy.txt", Ls, OpenIntent.Read);
+        Assert.Equal("in use", await File.ReadAllTextAsync(_rig.Local("busy.txt")));
+        await Engine.ClosedAsync("busy.txt", Ls, modified: false);
+
+        Assert.Equal("newer"u8.ToArray(), await _rig.ReadAsync("busy.txt"));
+    }
+
+    [Fact]
+    public async Task A_stub_of_an_older_version_stands_for_the_newer_one_once_checked()
+    {
+        await CachedFileAsync("report.txt", "old report");
+        await Engine.StubAsync("report.txt");
+        await PutRawAsync("report.txt", "the new, longer report");
+        _rig.Clock.Advance(UpdateWait);
+
+        Assert.Equal(OpenDecision.Stream, await Engine.OpenAsync("report.txt", new Caller(102, "backup-agent"), OpenIntent.Read));
+        var buffer = new byte[100];
+        var read = await Engine.ReadStreamedAsync("report.txt", 0, buffer);
+        await Engine.ClosedAsync("report.txt", Ls, modified: false);
+
+        Assert.Equal("the new, longer report", System.Text.Encoding.UTF8.GetString(buffer, 0, read));
+        Assert.Equal(FileState.Stubbed, _rig.StateOf("report.txt"));
+        Assert.Equal("the new, longer report".Length, new FileInfo(_rig.Local("report.txt")).Length);
+        Assert.Equal("the new, longer report"u8.ToArray(), await _rig.ReadAsync("report.txt"));
+    }
+
+    [Fact]
+    public async Task Recall_rules_deny_stream_or_hydrate_by_process_and_system_callers_match_SYSTEM()
+    {
+        await CachedFileAsync("doc.txt", "document");
+        await Engine.StubAsync("doc.txt");
+
+        var denied = await Engine.OpenAsync("doc.txt", new Caller(103, "avscan"), OpenIntent.Read);
+        await Engine.ClosedAsync("doc.txt", Ls, modified: false);
+        var system = await Engine.OpenAsync("doc.txt", new Caller(0, "", IsSystem: true), OpenIntent.Read);
+        await Engine.ClosedAsync("doc.txt", Ls, modified: false);
+        var streamed = await Engine.OpenAsync("doc.txt", new Caller(104, "backup-nightly"), OpenIntent.Read);
+        await Engine.ClosedAsync("doc.txt", Ls, modified: false);
+
+        Assert.Equal((OpenDecision.Deny, OpenDecision.Deny, OpenDecision.Stream), (denied, system, streamed));
+        Assert.Equal(FileState.Stubbed, _rig.StateOf("doc.txt"));
+        Assert.Empty(Engine.ReadEvents(kind: DriveEventKind.Recall));
+        Assert.Equal(OpenDecision.Local, await Engine.OpenAsync("doc.txt", Ls, OpenIntent.Read));
+        Assert.Equal(FileState.Cached, _rig.StateOf("doc.txt"));
+    }
+}
