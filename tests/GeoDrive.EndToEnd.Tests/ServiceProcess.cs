@@ -64,7 +64,9 @@ public sealed class ServiceProcess : IAsyncDisposable
                 await client.GetServiceAsync();
                 return;
             }
-            catch (GeoDrive.Core.Errors.GeoDriveException) when (DateTime.UtcNow < deadline)
+            // A service still starting on a loaded machine may accept the connection and answer after the
+            // client's 5 s timeout (TaskCanceledException): that is "not yet", like "not running".
+            catch (Exception ex) when (ex is GeoDrive.Core.Errors.GeoDriveException or TaskCanceledException && DateTime.UtcNow < deadline)
             {
                 await Task.Delay(100);
             }

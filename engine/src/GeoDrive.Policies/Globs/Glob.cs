@@ -19,10 +19,18 @@ public sealed class Glob
 
     private readonly Regex _regex;
 
-    private Glob(string pattern, Regex regex, bool isFolderPattern, bool matchesAnyDepth)
+    // The pattern followed by '/' or the end: it names the path or one of the folders it is in, in one match.
+    private readonly Regex _appliesRegex;
+
+    // For folder patterns and a file: only the folders it is in (the pattern followed by '/').
+    private readonly Regex _appliesToFileRegex;
+
+    private Glob(string pattern, Regex regex, Regex appliesRegex, Regex appliesToFileRegex, bool isFolderPattern, bool matchesAnyDepth)
     {
         Pattern = pattern;
         _regex = regex;
+        _appliesRegex = appliesRegex;
+        _appliesToFileRegex = appliesToFileRegex;
         IsFolderPattern = isFolderPattern;
         MatchesAnyDepth = matchesAnyDepth;
     }
@@ -64,10 +72,13 @@ public sealed class Glob
         {
             options |= RegexOptions.IgnoreCase;
         }
-        Regex regex;
+        Regex regex, applies, appliesToFile;
         try
         {
             regex = new Regex(translation.Regex, options, MatchTimeout);
+            var body = translation.Regex[1..^1]; // the translation is "^…$"
+            applies = new Regex($"^(?:{body})(?:/|$)", options, MatchTimeout);
+            appliesToFile = translation.IsFolderPattern ? new Regex($"^(?:{body})/", options, MatchTimeout) : applies;
         }
         catch (ArgumentException)
         {
@@ -75,7 +86,7 @@ public sealed class Glob
             error = "a character class in it is not valid (is a range such as 'z-a' reversed?)";
             return false;
         }
-        glob = new Glob(pattern, regex, translation.IsFolderPattern, translation.MatchesAnyDepth);
+        glob = new Glob(pattern, regex, applies, appliesToFile, translation.IsFolderPattern, translation.MatchesAnyDepth);
         return true;
     }
 
@@ -96,22 +107,8 @@ public sealed class Glob
     /// Whether the pattern names this path or one of the folders it is in. This is how every policy
     /// rule applies: excluding, pinning or tagging a folder covers everything under it.
     /// </summary>
-    public bool AppliesTo(string path, bool isDirectory = false)
-    {
-        var trimmed = Trim(path);
-        if (IsMatch(trimmed, isDirectory))
-        {
-            return true;
-        }
-        for (var i = trimmed.LastIndexOf('/'); i > 0; i = trimmed.LastIndexOf('/', i - 1))
-        {
-            if (_regex.IsMatch(trimmed.AsSpan(0, i)))
-            {
-                return true;
-            }
-        }
-        return false;
-    }
+    public bool AppliesTo(string path, bool isDirectory = false) =>
+        (isDirectory ? _appliesRegex : _appliesToFileRegex).IsMatch(Trim(path));
 
     public override string ToString() => Pattern;
 
