@@ -1,5 +1,6 @@
 using GeoDrive.Core.Errors;
 using GeoDrive.Core.Model;
+using GeoDrive.Core.Ports;
 using GeoDrive.Mount.ProjFS.Dehydration;
 using GeoDrive.Mount.ProjFS.Native;
 using GeoDrive.Mount.ProjFS.Projection;
@@ -38,6 +39,9 @@ public sealed partial class ProjFsMount
         _logger.LogInformation("Dehydrated {Path}", entry.Path);
         return decision;
     }
+
+    /// <summary>The engine's stubbing step under ProjFS (<see cref="ILocalStubs"/>): dehydration, refused unless the rules allow it.</summary>
+    void ILocalStubs.MakeStub(FileEntry entry, string localPath) => Dehydrate(entry);
 
     /// <summary>A file hydrated for a streaming read, unchanged: back to a placeholder (only unchanged placeholders qualify, no dirty flags).</summary>
     private int DehydrateStreamed(string path)

@@ -36,7 +36,7 @@ public sealed class ProjFsMountOptions
 /// closes, deletes and renames, with the triggering process as the caller.
 /// </summary>
 [SupportedOSPlatform("windows")]
-public sealed partial class ProjFsMount : IDisposable
+public sealed partial class ProjFsMount : ILocalStubs, IDisposable
 {
     private readonly IDriveFileSystem _drive;
     private readonly IProjectionSource _projection;

@@ -71,7 +71,7 @@ public sealed partial class DriveEngine
             // "stub" with its data still there and simply re-stubs it; never the other way round.
             entry.State = FileState.Stubbed;
             _index.Put(entry);
-            LocalFile.MakeStub(localPath, entry.Size, entry.ModifiedUtc);
+            LocalStubs.MakeStub(entry, localPath);
             Record(DriveEventKind.Stub, path, $"Stubbed; {ByteSize.Format(entry.Size)} freed, data in '{key}'.");
             return entry;
         }

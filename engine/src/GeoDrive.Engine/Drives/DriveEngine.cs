@@ -54,6 +54,12 @@ public sealed partial class DriveEngine
 
     public PolicyEvaluator Policy => _policy;
 
+    /// <summary>
+    /// How stubs are made locally: sparse files by default (Linux, FUSE); the Windows front end sets
+    /// its dehydration (ProjFsMount) when it starts virtualizing the cache.
+    /// </summary>
+    public ILocalStubs LocalStubs { get; set; } = SparseFileStubs.Instance;
+
     /// <summary>Replaces the policy in force (hot reload); the next decisions use it.</summary>
     public void UpdatePolicy(PolicyEvaluator policy) => _policy = policy;
 
