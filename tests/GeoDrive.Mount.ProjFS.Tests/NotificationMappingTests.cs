@@ -129,6 +129,29 @@ public sealed class NotificationMappingTests
         Assert.Equal(EngineCall.Deleted, _mapper.Map(PrjNotification.FileRenamed, "a.txt", false, @".geodrive\a.txt", Word).Call);
     }
 
+    [Theory]
+    [InlineData(PrjNotification.FileOpened)]
+    [InlineData(PrjNotification.NewFileCreated)]
+    [InlineData(PrjNotification.FileHandleClosedFileModified)]
+    [InlineData(PrjNotification.FileHandleClosedFileDeleted)]
+    [InlineData(PrjNotification.FileRenamed)]
+    public void The_engines_own_file_io_is_not_reported_back_to_it(PrjNotification notification)
+    {
+        var engine = new Caller(Service, "GeoDrive.Service.exe");
+
+        Assert.Equal(EngineCall.None, _mapper.Map(notification, "a.txt", false, "b.txt", engine).Call);
+    }
+
+    [Fact]
+    public void Where_applications_share_the_mounts_process_their_activity_is_reported()
+    {
+        var shared = new NotificationMapper(p => p.StartsWith(".geodrive", StringComparison.Ordinal), Service, reportOwnProcess: true);
+        var tests = new Caller(Service, "testhost.exe");
+
+        Assert.Equal(EngineCall.Created, shared.Map(PrjNotification.NewFileCreated, "a.txt", false, null, tests).Call);
+        Assert.True(shared.Map(PrjNotification.PreDelete, @".geodrive\index-log.db", false, null, tests).Allow);
+    }
+
     [Fact]
     public void Converting_a_placeholder_to_full_is_allowed_and_reported_by_its_close()
     {

@@ -22,7 +22,7 @@ public sealed class ProjFsMountedDrive : IMountedDrive
         var projection = new FileEntryProjection(
             folder => rig.Engine.FindFiles(folder.Length == 0 ? "**" : folder + "/**"),
             drive.IsInternalPath);
-        _mount = ProjFsMount.Mount(drive, projection, new RigHydrationGate(rig), new ProjFsMountOptions { DriveName = "test", ChunkSize = 1024 * 1024 });
+        _mount = ProjFsMount.Mount(drive, projection, new RigHydrationGate(rig), new ProjFsMountOptions { DriveName = "test", ChunkSize = 1024 * 1024, ReportOwnProcess = true });
         rig.Engine.LocalStubs = _mount;
     }
 
@@ -30,11 +30,14 @@ public sealed class ProjFsMountedDrive : IMountedDrive
 
     public ProjFsMount Mount => _mount;
 
-    /// <summary>Handle-closed notifications may trail CloseHandle a moment; wait (bounded) until none is outstanding.</summary>
+    /// <summary>
+    /// The tests are applications in the mount's own process, so their activity reaches the engine
+    /// through the mount's queue (ReportOwnProcess); wait (bounded) until it is empty and no handle is open.
+    /// </summary>
     public async Task WaitForClosesAsync()
     {
         var deadline = DateTime.UtcNow.AddSeconds(10);
-        while (_mount.OpenFileCount > 0 || _mount.PendingCount > 0)
+        while (_mount.OpenFileCount > 0 || _mount.PendingCount > 0 || _mount.QueuedCount > 0)
         {
             if (DateTime.UtcNow > deadline)
             {

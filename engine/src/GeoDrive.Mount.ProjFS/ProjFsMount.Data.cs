@@ -94,6 +94,11 @@ public sealed partial class ProjFsMount
                 else
                 {
                     _gate.Hydrated(path, caller);
+                    // Now Cached: the open that asked for the data is registered with the engine, as any open of a local file.
+                    if (_open.IsOpen(path))
+                    {
+                        await _drive.OpenAsync(path, caller, OpenIntent.Read, token);
+                    }
                 }
             }
             return HResult.Ok;

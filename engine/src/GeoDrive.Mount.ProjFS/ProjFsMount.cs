@@ -25,6 +25,14 @@ public sealed class ProjFsMountOptions
     /// <summary>ProjFS callback threads (0: ProjFS chooses, twice the processors).</summary>
     public int PoolThreadCount { get; init; }
 
+    /// <summary>
+    /// Report file activity of the mount's own process to the engine. Off in the service (its own I/O
+    /// is the engine's); on where the applications run in the same process, as in the conformance tests.
+    /// Those calls are queued, never made while the notification waits, because the engine may be the
+    /// one doing that I/O while it holds the file's lock.
+    /// </summary>
+    public bool ReportOwnProcess { get; init; }
+
     public ILogger Logger { get; init; } = NullLogger.Instance;
 }
 
@@ -58,7 +66,7 @@ public sealed partial class ProjFsMount : ILocalStubs, IDisposable
         _gate = gate;
         _options = options;
         _logger = options.Logger;
-        _notifications = new NotificationMapper(drive.IsInternalPath, Environment.ProcessId);
+        _notifications = new NotificationMapper(drive.IsInternalPath, Environment.ProcessId, options.ReportOwnProcess);
         Root = Path.TrimEndingDirectorySeparator(Path.GetFullPath(drive.CachePath));
     }
 
@@ -87,6 +95,7 @@ public sealed partial class ProjFsMount : ILocalStubs, IDisposable
                 "Enable Projected File System: Enable-WindowsOptionalFeature -Online -FeatureName Client-ProjFS -NoRestart (see docs/windows.md).");
         }
         mount.Start();
+        mount.StartQueue();
         return mount;
     }
 
@@ -163,6 +172,7 @@ public sealed partial class ProjFsMount : ILocalStubs, IDisposable
             return;
         }
         _stopping.Cancel();
+        StopQueue();
         ProjectedFsLib.StopVirtualizing(_context);
         _context = 0;
         _self.Free();

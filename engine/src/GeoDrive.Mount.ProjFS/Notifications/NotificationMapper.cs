@@ -35,7 +35,12 @@ public sealed record EngineAction(EngineCall Call, string Path, Caller Caller, b
 /// ProjFS notification → engine call, decided without touching Windows so it is tested anywhere.
 /// Paths arrive relative to the virtualization root with '\'; the engine gets '/'-separated paths.
 /// </summary>
-public sealed class NotificationMapper(Func<string, bool> isInternal, int ownProcessId)
+/// <param name="reportOwnProcess">
+/// False in the service: the service's own I/O on the cache is the engine's (hashing, recall) and is
+/// never reported. True only where applications share the mount's process (the conformance tests);
+/// the mount then queues those calls instead of blocking on the engine.
+/// </param>
+public sealed class NotificationMapper(Func<string, bool> isInternal, int ownProcessId, bool reportOwnProcess = false)
 {
     /// <summary>Process id 4 is the System process: SMB server access and kernel-mode callers.</summary>
     public const int SystemProcessId = 4;
@@ -73,7 +78,9 @@ public sealed class NotificationMapper(Func<string, bool> isInternal, int ownPro
                 // One file under two names would be two objects (the FUSE mount refuses links too).
                 return EngineAction.Refuse(path, caller, isDirectory);
         }
-        if (isInternal(path) || (path.Length == 0 && destination.Length == 0))
+        // The engine's own I/O on the cache (hashing for an upload, a recall, a sparse stub) is not
+        // user activity, and reporting it back while the engine holds the file's lock would deadlock.
+        if ((own && !reportOwnProcess) || isInternal(path) || (path.Length == 0 && destination.Length == 0))
         {
             return None(path, caller, isDirectory);
         }
