@@ -85,7 +85,7 @@ public abstract class FileSystemConformance : IAsyncLifetime
         return bytes;
     }
 
-    [Fact]
+    [ConformanceFact]
     public async Task Bytes_written_reach_the_bucket_once_the_settle_delay_has_passed()
     {
         Directory.CreateDirectory(Mounted("docs"));
@@ -102,7 +102,7 @@ public abstract class FileSystemConformance : IAsyncLifetime
         Assert.Equal(bytes, await File.ReadAllBytesAsync(Mounted("docs/report.bin")));
     }
 
-    [Fact]
+    [ConformanceFact]
     public async Task A_stub_keeps_its_size_and_time_frees_its_blocks_and_reads_back_its_bytes()
     {
         var bytes = await WriteUploadedAsync("scan.bin", 1_000_000, 2);
@@ -119,7 +119,7 @@ public abstract class FileSystemConformance : IAsyncLifetime
         Assert.Equal(FileState.Cached, Rig.StateOf("scan.bin"));
     }
 
-    [Fact]
+    [ConformanceFact]
     public async Task Appending_to_a_stub_recalls_it_first()
     {
         var bytes = await WriteUploadedAsync("log.txt", 5_000, 3);
@@ -132,7 +132,7 @@ public abstract class FileSystemConformance : IAsyncLifetime
         Assert.Equal(FileState.Dirty, Rig.StateOf("log.txt"));
     }
 
-    [Fact]
+    [ConformanceFact]
     public async Task A_stub_overwritten_from_the_start_holds_only_the_new_bytes()
     {
         await WriteUploadedAsync("old.bin", 200_000, 4);
@@ -150,7 +150,7 @@ public abstract class FileSystemConformance : IAsyncLifetime
         Assert.Equal("new"u8.ToArray(), await Rig.ObjectBytesAsync("old.bin"));
     }
 
-    [Fact]
+    [ConformanceFact]
     public async Task Overwriting_a_file_uploads_the_new_bytes()
     {
         await WriteUploadedAsync("plan.txt", 10_000, 5);
@@ -164,7 +164,7 @@ public abstract class FileSystemConformance : IAsyncLifetime
         Assert.Equal(second, await Rig.ObjectBytesAsync("plan.txt"));
     }
 
-    [Fact]
+    [ConformanceFact]
     public async Task A_renamed_stub_keeps_its_bytes_under_its_new_name()
     {
         var bytes = await WriteUploadedAsync("a.bin", 50_000, 7);
@@ -180,7 +180,7 @@ public abstract class FileSystemConformance : IAsyncLifetime
         Assert.Equal(bytes, await Rig.ObjectBytesAsync("b.bin"));
     }
 
-    [Fact]
+    [ConformanceFact]
     public async Task A_deleted_file_leaves_the_bucket_at_the_next_tick()
     {
         await WriteUploadedAsync("gone.txt", 1_000, 8);
@@ -193,7 +193,7 @@ public abstract class FileSystemConformance : IAsyncLifetime
         Assert.Null(Rig.Engine.GetFile("gone.txt"));
     }
 
-    [Fact]
+    [ConformanceFact]
     public async Task Folders_list_their_files_and_a_removed_folder_is_gone()
     {
         Directory.CreateDirectory(Mounted("projects/alpha"));
@@ -209,7 +209,7 @@ public abstract class FileSystemConformance : IAsyncLifetime
         Assert.False(Directory.Exists(Rig.Local("projects/alpha")));
     }
 
-    [Fact]
+    [ConformanceFact]
     public async Task The_engines_own_folder_is_neither_listed_nor_reachable()
     {
         await File.WriteAllTextAsync(Mounted("x.txt"), "x");
@@ -221,7 +221,7 @@ public abstract class FileSystemConformance : IAsyncLifetime
         Assert.True(File.Exists(Rig.Local(".geodrive/index.db")));
     }
 
-    [Fact]
+    [ConformanceFact]
     public async Task An_open_file_is_not_stubbed_until_its_last_handle_closes()
     {
         await WriteUploadedAsync("busy.bin", 20_000, 9);
@@ -238,7 +238,7 @@ public abstract class FileSystemConformance : IAsyncLifetime
         Assert.Equal(FileState.Stubbed, Rig.StateOf("busy.bin"));
     }
 
-    [Fact]
+    [ConformanceFact]
     public async Task An_excluded_file_stays_local_and_readable()
     {
         await File.WriteAllTextAsync(Mounted("build.tmp"), "scratch");

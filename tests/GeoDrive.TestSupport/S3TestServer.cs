@@ -83,6 +83,14 @@ public sealed class S3ServerFixture : S3TestServer
             CephS3Fixture.Start(this);
             return;
         }
+        // An S3 server someone else started (the Windows workflow runs moto as a step: no bash scripts there).
+        if (Environment.GetEnvironmentVariable("GEODRIVE_TEST_S3_ENDPOINT") is { Length: > 0 } endpoint)
+        {
+            Endpoint = endpoint;
+            AccessKey = Environment.GetEnvironmentVariable("GEODRIVE_TEST_S3_ACCESS_KEY") ?? "moto-access";
+            SecretKey = Environment.GetEnvironmentVariable("GEODRIVE_TEST_S3_SECRET_KEY") ?? "moto-secret-key";
+            return;
+        }
         var port = FreePort();
         _pidFile = Path.Combine(Path.GetTempPath(), $"geodrive-moto-{port}.pid");
         RunScript("start-moto.sh", port.ToString(System.Globalization.CultureInfo.InvariantCulture), _pidFile);

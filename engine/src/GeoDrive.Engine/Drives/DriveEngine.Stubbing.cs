@@ -71,7 +71,17 @@ public sealed partial class DriveEngine
             // "stub" with its data still there and simply re-stubs it; never the other way round.
             entry.State = FileState.Stubbed;
             _index.Put(entry);
-            LocalFile.MakeStub(localPath, entry.Size, entry.ModifiedUtc);
+            try
+            {
+                LocalStubs.MakeStub(entry, localPath);
+            }
+            catch (GeoDriveException)
+            {
+                // The front end refused (ProjFS: the file is open or changed); its data is untouched.
+                entry.State = FileState.Cached;
+                _index.Put(entry);
+                throw;
+            }
             Record(DriveEventKind.Stub, path, $"Stubbed; {ByteSize.Format(entry.Size)} freed, data in '{key}'.");
             return entry;
         }

@@ -63,6 +63,11 @@ public sealed partial class DriveEngine
 
     /// <summary>When the policy in force was handed to the engine (Get-CloudPolicy shows it).</summary>
     public DateTimeOffset PolicyLoadedUtc { get; private set; }
+    /// <summary>
+    /// How stubs are made locally: sparse files by default (Linux, FUSE); the Windows front end sets
+    /// its dehydration (ProjFsMount) when it starts virtualizing the cache.
+    /// </summary>
+    public ILocalStubs LocalStubs { get; set; } = SparseFileStubs.Instance;
 
     /// <summary>Replaces the policy in force (hot reload); the next decisions use it.</summary>
     public void UpdatePolicy(PolicyEvaluator policy)

@@ -47,3 +47,11 @@ public readonly record struct LocalFile(long Size, DateTimeOffset ModifiedUtc, U
         File.SetLastWriteTimeUtc(localPath, modifiedUtc.UtcDateTime);
     }
 }
+
+/// <summary>The Linux stub: the cache file made sparse in place (<see cref="LocalFile.MakeStub"/>).</summary>
+public sealed class SparseFileStubs : Core.Ports.ILocalStubs
+{
+    public static readonly SparseFileStubs Instance = new();
+
+    public void MakeStub(Core.Model.FileEntry entry, string localPath) => LocalFile.MakeStub(localPath, entry.Size, entry.ModifiedUtc);
+}
