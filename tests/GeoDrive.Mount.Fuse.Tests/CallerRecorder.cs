@@ -29,6 +29,12 @@ public sealed class CallerRecorder(IDriveFileSystem engine) : IDriveFileSystem
     public ValueTask<int> ReadStreamedAsync(string path, long offset, Memory<byte> buffer, CancellationToken cancellationToken = default) =>
         engine.ReadStreamedAsync(path, offset, buffer, cancellationToken);
 
+    public ValueTask<bool> FlushedAsync(string path, Caller caller, bool modified, CancellationToken cancellationToken = default)
+    {
+        Calls.Enqueue(("flush", path, caller));
+        return engine.FlushedAsync(path, caller, modified, cancellationToken);
+    }
+
     public ValueTask ClosedAsync(string path, Caller caller, bool modified, CancellationToken cancellationToken = default) =>
         engine.ClosedAsync(path, caller, modified, cancellationToken);
 

@@ -214,6 +214,37 @@ public sealed partial class FuseMount
         return result == 0 ? 0 : LibC.NegativeErrno();
     }
 
+    /// <summary>
+    /// close(2) of a descriptor: the engine hears it with whether the file changed since the last
+    /// flush (sync mode uploads before answering). Unless the engine took the change in hand, it is
+    /// marked again so the last close still reports it; an engine failure reaches the application's close.
+    /// </summary>
+    internal int Flush(ulong handle)
+    {
+        if (_open.Get(handle) is not { } file)
+        {
+            return -Errno.EBADF;
+        }
+        if (file.Streamed)
+        {
+            return 0;
+        }
+        var modified = _open.TakeModified(file.Target);
+        var handled = false;
+        try
+        {
+            handled = Wait(_drive.FlushedAsync(file.Target.Path, CurrentCaller(), modified));
+        }
+        finally
+        {
+            if (modified && !handled)
+            {
+                _open.MarkModified(file.Target);
+            }
+        }
+        return 0;
+    }
+
     internal int Release(string? fusePath, ulong handle)
     {
         if (_open.Get(handle) is not { } file)

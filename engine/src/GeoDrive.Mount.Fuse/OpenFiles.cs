@@ -91,6 +91,20 @@ internal sealed class OpenFiles
         }
     }
 
+    /// <summary>
+    /// Whether the path was changed since the last flush, clearing the mark: a write after this sets it
+    /// again, so a change is never lost between a flush's upload and the next one.
+    /// </summary>
+    public bool TakeModified(OpenPath target)
+    {
+        lock (_gate)
+        {
+            var modified = target.Modified;
+            target.Modified = false;
+            return modified;
+        }
+    }
+
     /// <summary>Drops one open; returns true (with the path and whether it was modified) when it was the last.</summary>
     public bool Release(OpenPath target, bool modified, out string path, out bool anyModified)
     {

@@ -29,6 +29,16 @@ public interface IDriveFileSystem
     /// <summary>Reads a range of a stub straight from the bucket; the cache is not touched. Returns bytes read (0 at end).</summary>
     ValueTask<int> ReadStreamedAsync(string path, long offset, Memory<byte> buffer, CancellationToken cancellationToken = default);
 
+    /// <summary>
+    /// An application closed a descriptor (FUSE flush, which close(2) waits for; the last handle's
+    /// <see cref="ClosedAsync"/> comes later). <paramref name="modified"/> when the file was written or
+    /// truncated since the previous flush. In upload mode sync a modified file is uploaded and verified
+    /// before this returns, so when close returns the object is in the bucket; in async mode nothing happens.
+    /// Returns true when the engine took the change in hand (sync mode), so the front end need not report
+    /// it again at the last close; false when the last close must still say "modified".
+    /// </summary>
+    ValueTask<bool> FlushedAsync(string path, Caller caller, bool modified, CancellationToken cancellationToken = default);
+
     /// <summary>The last handle of an open was closed; <paramref name="modified"/> when it wrote or truncated.</summary>
     ValueTask ClosedAsync(string path, Caller caller, bool modified, CancellationToken cancellationToken = default);
 

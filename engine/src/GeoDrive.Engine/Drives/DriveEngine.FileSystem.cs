@@ -3,6 +3,7 @@ using GeoDrive.Core.Model;
 using GeoDrive.Core.Paths;
 using GeoDrive.Core.Ports;
 using GeoDrive.Engine.Files;
+using GeoDrive.Policies.Model;
 
 namespace GeoDrive.Engine.Drives;
 
@@ -70,6 +71,33 @@ public sealed partial class DriveEngine : IDriveFileSystem
         var bytes = destination.GetBuffer().AsSpan(0, (int)destination.Length);
         bytes.CopyTo(buffer.Span);
         return bytes.Length;
+    }
+
+    public async ValueTask<bool> FlushedAsync(string path, Caller caller, bool modified, CancellationToken cancellationToken = default)
+    {
+        if (!modified || _policy.Mode != UploadMode.Sync || IsInternalPath(path))
+        {
+            return false;
+        }
+        using (await _locks.AcquireAsync(path, cancellationToken))
+        {
+            if (LocalFile.Read(LocalPath(path)) is not { } local)
+            {
+                return false;
+            }
+            var entry = _index.Get(path) ?? new FileEntry { Path = path };
+            ApplyChange(entry, local);
+            entry.LastAccessUtc = _clock.UtcNow;
+            _index.Put(entry);
+            if (entry.State == FileState.Excluded)
+            {
+                return true;
+            }
+        }
+        // Outside the lock: UploadAsync takes it itself. A failure reaches the application's close (the
+        // file stays Dirty and the scheduler retries), so "close returned" keeps meaning "in the bucket".
+        await UploadAsync(path, cancellationToken);
+        return true;
     }
 
     public async ValueTask ClosedAsync(string path, Caller caller, bool modified, CancellationToken cancellationToken = default)

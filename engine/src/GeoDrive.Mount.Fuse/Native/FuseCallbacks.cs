@@ -28,6 +28,7 @@ internal static unsafe class FuseCallbacks
         Read = &Read,
         Write = &Write,
         StatFs = &StatFs,
+        Flush = &Flush,
         Release = &Release,
         FSync = &FSync,
         SetXAttr = &SetXAttr,
@@ -131,6 +132,11 @@ internal static unsafe class FuseCallbacks
 
     [UnmanagedCallersOnly]
     private static int StatFs(byte* path, nint statVfs) => Dispatch(null, (m, _) => m.StatFs(statVfs), nullPathAllowed: true);
+
+    // close(2) waits for flush (release comes after close returned), so sync mode uploads here.
+    [UnmanagedCallersOnly]
+    private static int Flush(byte* path, FuseFileInfo* fi) =>
+        Dispatch(path, (m, p) => m.Flush(HandleOf(fi)), nullPathAllowed: true);
 
     [UnmanagedCallersOnly]
     private static int Release(byte* path, FuseFileInfo* fi) =>

@@ -102,7 +102,7 @@ internal unsafe struct FuseOperations
     public delegate* unmanaged<byte*, byte*, nuint, long, FuseFileInfo*, int> Read;
     public delegate* unmanaged<byte*, byte*, nuint, long, FuseFileInfo*, int> Write;
     public delegate* unmanaged<byte*, nint, int> StatFs;
-    public nint Flush;
+    public delegate* unmanaged<byte*, FuseFileInfo*, int> Flush;
     public delegate* unmanaged<byte*, FuseFileInfo*, int> Release;
     public delegate* unmanaged<byte*, int, FuseFileInfo*, int> FSync;
     public delegate* unmanaged<byte*, byte*, byte*, nuint, int, int> SetXAttr;
