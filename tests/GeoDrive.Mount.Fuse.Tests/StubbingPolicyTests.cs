@@ -3,7 +3,7 @@ using GeoDrive.TestSupport;
 
 namespace GeoDrive.Mount.Fuse.Tests;
 
-/// <summary>spec.stubbing, spec.cacheThresholds and spec.excludes acting on files written through a real FUSE mount.</summary>
+/// <summary>spec.stubbing, spec.cacheThresholds, spec.excludes and spec.metadata acting on files written through a real FUSE mount.</summary>
 public sealed class StubbingPolicyTests(S3ServerFixture s3) : IClassFixture<S3ServerFixture>, IAsyncLifetime
 {
     private const int MiB = 1024 * 1024;
@@ -87,6 +87,24 @@ public sealed class StubbingPolicyTests(S3ServerFixture s3) : IClassFixture<S3Se
         {
             Assert.NotNull(await rig.Store.HeadAsync(path));
         }
+    }
+
+    [Fact]
+    public async Task A_PDF_s_object_carries_its_tags_with_variables_filled_in_and_other_files_do_not()
+    {
+        var (rig, mounted) = await MountAsync("""
+              upload: { settle: 0s }
+              metadata:
+                - { paths: ["**/*.pdf"], tags: { department: finance, retention: 7y, source: "${folder}/${name}", kind: "${extension}" } }
+            """);
+        await WriteAsync(mounted, "Reports/Q3 results.PDF", 5_000, 1);
+        await WriteAsync(mounted, "Reports/notes.txt", 5_000, 2);
+
+        await rig.Engine.TickAsync();
+
+        var pdf = (await rig.Store.HeadAsync("Reports/Q3 results.PDF"))!.Metadata;
+        Assert.Equal(("finance", "7y", "Reports/Q3 results.PDF", "pdf"), (pdf["department"], pdf["retention"], pdf["source"], pdf["kind"]));
+        Assert.False((await rig.Store.HeadAsync("Reports/notes.txt"))!.Metadata.ContainsKey("department"));
     }
 
     [Fact]

@@ -53,6 +53,7 @@ public sealed partial class DriveEngine
             if (hashes.Length == local.Size)
             {
                 var metadata = ObjectLayout.MetadataFor(hashes.Sha256, local.Size, local.ModifiedUtc, local.Mode);
+                ObjectLayout.AddTags(metadata, _policy.TagsFor(path), path, local.ModifiedUtc);
                 ObjectInfo put;
                 Transfers.UploadStarted(local.Size);
                 try

@@ -32,6 +32,22 @@ public static class ObjectLayout
         [ModeKey] = Convert.ToString((int)mode, 8),
     };
 
+    /// <summary>
+    /// Adds the policy's tags for a file as user metadata: names lower-cased, characters outside
+    /// [a-z0-9._-] as '-', values with their variables filled in. GeoDrive's own keys (geodrive-*) win.
+    /// </summary>
+    public static void AddTags(Dictionary<string, string> metadata, IReadOnlyDictionary<string, string> tags, string path, DateTimeOffset modifiedUtc)
+    {
+        foreach (var (name, value) in tags)
+        {
+            var key = new string(name.ToLowerInvariant().Select(c => c is (>= 'a' and <= 'z') or (>= '0' and <= '9') or '.' or '_' or '-' ? c : '-').ToArray());
+            if (!key.StartsWith("geodrive-", StringComparison.Ordinal))
+            {
+                metadata[key] = Policies.Model.TagVariables.Expand(value, path, modifiedUtc, Environment.MachineName);
+            }
+        }
+    }
+
     /// <summary>True for an ETag that is the MD5 of the whole object (a single PUT), not a multipart "…-N" one.</summary>
     public static bool IsPlainMd5(string? etag) => etag?.Trim('"') is { Length: 32 } plain && !plain.Contains('-', StringComparison.Ordinal);
 

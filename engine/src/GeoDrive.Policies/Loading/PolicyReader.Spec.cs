@@ -228,7 +228,14 @@ internal sealed partial class PolicyReader
             {
                 continue;
             }
-            if (value.Value!.Length > 256 || !TagText().IsMatch(value.Value))
+            var unknown = TagVariables.Unknown(value.Value!);
+            if (unknown is not null)
+            {
+                Report(ErrorIds.PolicyBadValue, value, $"the value of tag '{key}' in {path} uses the unknown variable '${{{unknown}}}'; the variables are {TagVariables.List}",
+                    "Use one of those variables, or write the text without ${ }.");
+                continue;
+            }
+            if (value.Value!.Length > 256 || !TagText().IsMatch(TagVariables.Strip(value.Value)))
             {
                 Report(ErrorIds.PolicyBadValue, value, $"the value of tag '{key}' in {path} is not allowed by S3 (at most 256 letters, digits, spaces and + - = . _ : / @)",
                     "Change the value.");
