@@ -30,7 +30,9 @@ public sealed class DriveRig : IAsyncDisposable
     private LiteDbFileIndex _index;
 
     /// <param name="cachePath">An empty folder for the cache (e.g. on a small volume of the test's own); a temp folder by default.</param>
-    public DriveRig(S3ServerFixture s3, string? policyYaml = null, string? cachePath = null)
+    /// <param name="multipartThreshold">Files above this go up in parts (16 MiB each when lower than the default).</param>
+    /// <param name="endpoint">Another way to the same server (e.g. a <see cref="FaultProxy"/>); the server's own by default.</param>
+    public DriveRig(S3ServerFixture s3, string? policyYaml = null, string? cachePath = null, long multipartThreshold = 64L << 20, string? endpoint = null)
     {
         S3 = s3;
         Bucket = s3.CreateBucket();
@@ -38,10 +40,12 @@ public sealed class DriveRig : IAsyncDisposable
         Directory.CreateDirectory(CachePath);
         Store = new S3ObjectStore(new S3StoreOptions
         {
-            Endpoint = new Uri(s3.Endpoint),
+            Endpoint = new Uri(endpoint ?? s3.Endpoint),
             Bucket = Bucket,
             AccessKey = s3.AccessKey,
             SecretKey = s3.SecretKey,
+            MultipartThreshold = multipartThreshold,
+            PartSize = Math.Min(16L << 20, multipartThreshold),
         });
         Policy = Evaluator(policyYaml ?? DefaultPolicy);
         _index = OpenIndex();

@@ -36,6 +36,15 @@ public sealed class FaultProxy : IDisposable
 
     public int SlowDownsSent => Volatile.Read(ref _slowDownsSent);
 
+    /// <summary>Bytes the client sent through to the server, and when the first and last of them passed: the rate on the wire.</summary>
+    public long BytesToServer => Interlocked.Read(ref _bytesToServer);
+
+    public TimeSpan ToServerSpan => TimeSpan.FromTicks(Math.Max(0, Interlocked.Read(ref _lastToServer) - Interlocked.Read(ref _firstToServer)));
+
+    private long _bytesToServer;
+    private long _firstToServer;
+    private long _lastToServer;
+
     public int ResetsSent => Volatile.Read(ref _resetsSent);
 
     /// <summary>The next <paramref name="count"/> connections get "503 SlowDown" instead of the server.</summary>
@@ -111,7 +120,7 @@ public sealed class FaultProxy : IDisposable
             _connections[upstream] = 0;
             try
             {
-                await Task.WhenAny(PipeAsync(client, upstream), PipeAsync(upstream, client));
+                await Task.WhenAny(PipeAsync(client, upstream, toServer: true), PipeAsync(upstream, client, toServer: false));
             }
             finally
             {
@@ -160,7 +169,7 @@ public sealed class FaultProxy : IDisposable
         }
     }
 
-    private static async Task PipeAsync(Socket from, Socket to)
+    private async Task PipeAsync(Socket from, Socket to, bool toServer)
     {
         var buffer = new byte[81920];
         while (true)
@@ -170,6 +179,13 @@ public sealed class FaultProxy : IDisposable
             {
                 to.Shutdown(SocketShutdown.Send);
                 return;
+            }
+            if (toServer)
+            {
+                var now = DateTime.UtcNow.Ticks;
+                Interlocked.CompareExchange(ref _firstToServer, now, 0);
+                Interlocked.Exchange(ref _lastToServer, now);
+                Interlocked.Add(ref _bytesToServer, n);
             }
             await to.SendAsync(buffer.AsMemory(0, n));
         }

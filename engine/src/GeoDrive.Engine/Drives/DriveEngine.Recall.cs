@@ -42,7 +42,7 @@ public sealed partial class DriveEngine
             await using (var file = new FileStream(localPath, FileMode.Open, FileAccess.Write, FileShare.ReadWrite, 0, FileOptions.Asynchronous))
             await using (var hashing = new HashingWriteStream(file, sha, md5))
             {
-                await _store.GetAsync(key, hashing, 0, null, cancellationToken);
+                await _store.GetAsync(key, DownloadThrottled ? new ThrottledStream(hashing, DownloadThrottle) : hashing, 0, null, cancellationToken);
                 if (hashing.Written != entry.Size)
                 {
                     throw Mismatch(path, key);

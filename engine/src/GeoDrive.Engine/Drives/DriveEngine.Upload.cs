@@ -58,7 +58,9 @@ public sealed partial class DriveEngine
                 Transfers.UploadStarted(local.Size);
                 try
                 {
-                    await using var content = FileHashes.OpenShared(localPath);
+                    await using var file = FileHashes.OpenShared(localPath);
+                    // Unthrottled, a file goes as is (multipart parts straight from their offsets).
+                    await using Stream content = UploadThrottled ? new ThrottledStream(file, UploadThrottle) : file;
                     put = await _store.PutAsync(key, content, local.Size, metadata, cancellationToken);
                 }
                 finally

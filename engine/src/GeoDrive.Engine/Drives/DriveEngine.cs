@@ -55,6 +55,19 @@ public sealed partial class DriveEngine
 
     public PolicyEvaluator Policy => _policy;
 
+    // spec.throttle: one limit per direction for all the drive's transfers; the window in force is
+    // chosen by the engine's clock in the machine's local time, as administrators write schedules.
+    private Throttle UploadThrottle => _uploadThrottle ??= new Throttle(() => _policy.ThrottleAt(LocalNow()).Upload);
+    private Throttle DownloadThrottle => _downloadThrottle ??= new Throttle(() => _policy.ThrottleAt(LocalNow()).Download);
+    private Throttle? _uploadThrottle;
+    private Throttle? _downloadThrottle;
+
+    private bool UploadThrottled => _policy.ThrottleAt(LocalNow()).Upload > 0;
+
+    private bool DownloadThrottled => _policy.ThrottleAt(LocalNow()).Download > 0;
+
+    private DateTime LocalNow() => TimeZoneInfo.ConvertTime(_clock.UtcNow, TimeZoneInfo.Local).DateTime;
+
     /// <summary>Transfer totals, bytes in flight and rates (Get-CloudDriveStatus).</summary>
     public TransferMeter Transfers { get; } = new();
 

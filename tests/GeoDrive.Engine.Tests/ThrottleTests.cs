@@ -1,0 +1,67 @@
+using System.Diagnostics;
+using GeoDrive.Core.Model;
+using GeoDrive.TestSupport;
+
+namespace GeoDrive.Engine.Tests;
+
+/// <summary>spec.throttle against the real test server. The rate is real time (a limiter waits); the schedule window is chosen on the injected clock.</summary>
+public sealed class ThrottleTests(S3ServerFixture s3) : IClassFixture<S3ServerFixture>
+{
+    private const int MB = 1_000_000;
+
+    private static string Policy(string throttle) => $$"""
+        apiVersion: geodrive/v1
+        kind: CloudDrivePolicy
+        metadata: { name: throttle-tests }
+        spec:
+          upload: { settle: 0s }
+          throttle: {{throttle}}
+        """;
+
+    /// <summary>Uploads a file of random bytes; returns the seconds the upload took and a check to run afterwards.</summary>
+    private static async Task<(double Seconds, Func<Task> VerifyAsync)> UploadAsync(DriveRig rig, string path, int size)
+    {
+        var content = DriveRig.RandomBytes(size, size);
+        await rig.WriteAsync(path, content);
+        var clock = Stopwatch.StartNew();
+        var entry = await rig.Engine.UploadAsync(path);
+        var seconds = clock.Elapsed.TotalSeconds;
+        Assert.Equal(FileState.Cached, entry.State);
+        return (seconds, async () => Assert.Equal(content, await rig.ObjectBytesAsync(path)));
+    }
+
+    [Fact]
+    public async Task A_50_MB_upload_throttled_to_10_MB_per_second_takes_at_least_4_5_s_at_a_rate_within_10_percent()
+    {
+        // The rate is measured on the wire, by a proxy in front of the server: hashing before and the
+        // HEAD after are not the transfer.
+        using var wire = new FaultProxy(s3.Endpoint);
+        await using var rig = new DriveRig(s3, Policy("{ upload: 10MB/s }"), multipartThreshold: 8L << 20, endpoint: wire.Endpoint);
+
+        var (seconds, verifyAsync) = await UploadAsync(rig, "big.bin", 50 * MB);
+        var (bytes, span) = (wire.BytesToServer, wire.ToServerSpan);
+        await verifyAsync();
+
+        var rate = bytes / 1e6 / span.TotalSeconds;
+        Assert.True(seconds >= 4.5, $"took {seconds:0.00} s");
+        Assert.True(bytes >= 50 * MB, $"{bytes} bytes passed the proxy");
+        Assert.InRange(rate, 9.0, 11.0);
+    }
+
+    [Fact]
+    public async Task Inside_a_schedule_window_the_window_s_rate_applies()
+    {
+        // The manual clock starts on Monday 2026-01-05 09:00 UTC; the window covers every day, all day, in any time zone.
+        using var wire = new FaultProxy(s3.Endpoint);
+        await using var rig = new DriveRig(s3, Policy("""
+            { upload: 100MB/s, schedule: [ { days: [Mon, Tue, Wed, Thu, Fri, Sat, Sun], from: "00:00", to: "23:59", upload: 2MB/s } ] }
+            """), multipartThreshold: 8L << 20, endpoint: wire.Endpoint);
+
+        var (seconds, verifyAsync) = await UploadAsync(rig, "window.bin", 20 * MB);
+        var (bytes, span) = (wire.BytesToServer, wire.ToServerSpan);
+        await verifyAsync();
+
+        Assert.True(seconds >= 9, $"20 MB at the window's 2 MB/s took {seconds:0.00} s");
+        Assert.InRange(bytes / 1e6 / span.TotalSeconds, 1.8, 2.2);
+    }
+}
