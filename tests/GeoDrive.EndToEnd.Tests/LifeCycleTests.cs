@@ -4,26 +4,8 @@ namespace GeoDrive.EndToEnd.Tests;
 
 /// <summary>Issue 2's scenario: an administrator's PowerShell session, the service, a mount, a bucket.</summary>
 [Collection(EndToEndCollection.Name)]
-public sealed class LifeCycleTests(S3ServerFixture s3) : IAsyncLifetime
+public sealed class LifeCycleTests(S3ServerFixture s3) : ServiceTests
 {
-    private readonly ServiceProcess _service = new();
-    private PowerShellSession _ps = null!;
-
-    public async Task InitializeAsync()
-    {
-        await _service.StartAsync();
-        _ps = new PowerShellSession(_service.SocketPath);
-    }
-
-    public async Task DisposeAsync()
-    {
-        _ps.Dispose();
-        await _service.DisposeAsync();
-    }
-
-    private string StateOf(DriveScenario d, string path) =>
-        _ps.Invoke("(Get-CloudFile -Drive $name -Path $p).State", new Dictionary<string, object?> { ["name"] = d.Name, ["p"] = path })
-            .Single().ToString();
 
     [Theory]
     [InlineData(0)]
@@ -32,8 +14,8 @@ public sealed class LifeCycleTests(S3ServerFixture s3) : IAsyncLifetime
     public async Task A_file_written_through_the_mount_is_uploaded_stubbed_and_recalled_with_the_same_bytes(int size)
     {
         using var d = new DriveScenario(s3, DriveScenario.Policy(settle: "2s"));
-        _ps.Invoke(DriveScenario.NewDriveScript, d.Variables());
-        Assert.Empty(_ps.LastErrors);
+        Ps.Invoke(DriveScenario.NewDriveScript, d.Variables());
+        Assert.Empty(Ps.LastErrors);
 
         var content = new byte[size];
         new Random(size).NextBytes(content);
@@ -43,8 +25,8 @@ public sealed class LifeCycleTests(S3ServerFixture s3) : IAsyncLifetime
         await DriveScenario.EventuallyAsync(() => StateOf(d, "report.bin") == "Cached", "report.bin Cached");
         Assert.Equal(content, await d.ObjectBytesAsync("report.bin"));
 
-        _ps.Invoke("Invoke-ForceStub -Drive $name -Path report.bin -Confirm:$false", d.Variables());
-        Assert.Empty(_ps.LastErrors);
+        Ps.Invoke("Invoke-ForceStub -Drive $name -Path report.bin -Confirm:$false", d.Variables());
+        Assert.Empty(Ps.LastErrors);
         Assert.Equal("Stubbed", StateOf(d, "report.bin"));
         Assert.Equal(0, DriveScenario.AllocatedBlocks(d.Cached("report.bin")));
         Assert.Equal(size, new FileInfo(d.Mounted("report.bin")).Length);
@@ -57,12 +39,12 @@ public sealed class LifeCycleTests(S3ServerFixture s3) : IAsyncLifetime
     public async Task A_file_matching_an_exclude_never_reaches_the_bucket()
     {
         using var d = new DriveScenario(s3, DriveScenario.Policy(settle: "0s"));
-        _ps.Invoke(DriveScenario.NewDriveScript, d.Variables());
+        Ps.Invoke(DriveScenario.NewDriveScript, d.Variables());
         await File.WriteAllTextAsync(d.Mounted("build.tmp"), "scratch");
         await File.WriteAllTextAsync(d.Mounted("keep.txt"), "keep");
 
         await DriveScenario.EventuallyAsync(() => StateOf(d, "keep.txt") == "Cached", "keep.txt Cached");
-        _ps.Invoke("Invoke-ForceUpload -Drive $name -Path build.tmp -Confirm:$false", d.Variables());
+        Ps.Invoke("Invoke-ForceUpload -Drive $name -Path build.tmp -Confirm:$false", d.Variables());
 
         Assert.Equal("Excluded", StateOf(d, "build.tmp"));
         Assert.Null(await d.Bucket_.HeadAsync("build.tmp"));
@@ -73,10 +55,10 @@ public sealed class LifeCycleTests(S3ServerFixture s3) : IAsyncLifetime
     public async Task The_state_is_visible_as_an_extended_attribute_through_the_mount()
     {
         using var d = new DriveScenario(s3, DriveScenario.Policy(settle: "0s"));
-        _ps.Invoke(DriveScenario.NewDriveScript, d.Variables());
+        Ps.Invoke(DriveScenario.NewDriveScript, d.Variables());
         await File.WriteAllTextAsync(d.Mounted("x.txt"), "x");
         await DriveScenario.EventuallyAsync(() => StateOf(d, "x.txt") == "Cached", "x.txt Cached");
-        _ps.Invoke("Invoke-ForceStub -Drive $name -Path x.txt -Confirm:$false", d.Variables());
+        Ps.Invoke("Invoke-ForceStub -Drive $name -Path x.txt -Confirm:$false", d.Variables());
 
         using var getfattr = System.Diagnostics.Process.Start(new System.Diagnostics.ProcessStartInfo("getfattr", ["--only-values", "-n", "user.geodrive.state", d.Mounted("x.txt")]) { RedirectStandardOutput = true })!;
         var value = await getfattr.StandardOutput.ReadToEndAsync();

@@ -4,42 +4,24 @@ namespace GeoDrive.EndToEnd.Tests;
 
 /// <summary>Hot reload: a saved policy takes effect without remounting; a broken save is refused and the last good policy stays.</summary>
 [Collection(EndToEndCollection.Name)]
-public sealed class PolicyReloadTests(S3ServerFixture s3) : IAsyncLifetime
+public sealed class PolicyReloadTests(S3ServerFixture s3) : ServiceTests
 {
-    private readonly ServiceProcess _service = new();
-    private PowerShellSession _ps = null!;
-
-    public async Task InitializeAsync()
-    {
-        await _service.StartAsync();
-        _ps = new PowerShellSession(_service.SocketPath);
-    }
-
-    public async Task DisposeAsync()
-    {
-        _ps.Dispose();
-        await _service.DisposeAsync();
-    }
-
-    private string StateOf(DriveScenario d, string path) =>
-        _ps.Invoke("(Get-CloudFile -Drive $name -Path $p).State", new Dictionary<string, object?> { ["name"] = d.Name, ["p"] = path })
-            .Single().ToString();
 
     [Fact]
     public async Task A_saved_policy_takes_effect_within_seconds_and_a_broken_save_keeps_the_last_good_one()
     {
         using var d = new DriveScenario(s3, DriveScenario.Policy(settle: "0s"));
-        _ps.Invoke(DriveScenario.NewDriveScript, d.Variables());
-        Assert.Empty(_ps.LastErrors);
+        Ps.Invoke(DriveScenario.NewDriveScript, d.Variables());
+        Assert.Empty(Ps.LastErrors);
 
         await File.WriteAllTextAsync(d.PolicyPath, DriveScenario.Policy(settle: "0s", excludes: """[ "**/*.tmp", "**/*.skip" ]"""));
-        await DriveScenario.EventuallyAsync(() => _service.ReadLog().Contains("Policy reloaded", StringComparison.Ordinal), "the reload", seconds: 10);
+        await DriveScenario.EventuallyAsync(() => Service.ReadLog().Contains("Policy reloaded", StringComparison.Ordinal), "the reload", seconds: 10);
         await File.WriteAllTextAsync(d.Mounted("first.skip"), "local only");
         Assert.Equal("Excluded", StateOf(d, "first.skip"));
 
         await File.WriteAllTextAsync(d.PolicyPath, DriveScenario.Policy(settle: "0s").Replace("accessWait", "acessWait", StringComparison.Ordinal));
-        await DriveScenario.EventuallyAsync(() => _service.ReadLog().Contains("PolicyUnknownKey", StringComparison.Ordinal), "the refusal", seconds: 10);
-        Assert.Contains("policy.yaml:5:", _service.ReadLog(), StringComparison.Ordinal);
+        await DriveScenario.EventuallyAsync(() => Service.ReadLog().Contains("PolicyUnknownKey", StringComparison.Ordinal), "the refusal", seconds: 10);
+        Assert.Contains("policy.yaml:5:", Service.ReadLog(), StringComparison.Ordinal);
 
         await File.WriteAllTextAsync(d.Mounted("second.skip"), "still local only");
         await File.WriteAllTextAsync(d.Mounted("report.txt"), "the drive goes on");
@@ -53,8 +35,8 @@ public sealed class PolicyReloadTests(S3ServerFixture s3) : IAsyncLifetime
     public async Task No_file_of_the_bad_policy_corpus_stops_a_running_drive()
     {
         using var d = new DriveScenario(s3, DriveScenario.Policy(settle: "0s"));
-        _ps.Invoke(DriveScenario.NewDriveScript, d.Variables());
-        Assert.Empty(_ps.LastErrors);
+        Ps.Invoke(DriveScenario.NewDriveScript, d.Variables());
+        Assert.Empty(Ps.LastErrors);
         var corpus = Directory.GetFiles(Path.Combine(RepoRoot.Path, "tests/fixtures/policies/bad"), "*.yaml").Order(StringComparer.Ordinal).ToList();
 
         foreach (var bad in corpus)
@@ -71,5 +53,5 @@ public sealed class PolicyReloadTests(S3ServerFixture s3) : IAsyncLifetime
     }
 
     private int Refusals() =>
-        _service.ReadLog().Split('\n').Count(line => line.Contains("Policy change refused", StringComparison.Ordinal));
+        Service.ReadLog().Split('\n').Count(line => line.Contains("Policy change refused", StringComparison.Ordinal));
 }

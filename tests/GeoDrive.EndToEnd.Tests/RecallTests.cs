@@ -4,29 +4,14 @@ namespace GeoDrive.EndToEnd.Tests;
 
 /// <summary>Invoke-CloudRecall: pre-warming stubs from PowerShell through the service.</summary>
 [Collection(EndToEndCollection.Name)]
-public sealed class RecallTests(S3ServerFixture s3) : IAsyncLifetime
+public sealed class RecallTests(S3ServerFixture s3) : ServiceTests
 {
-    private readonly ServiceProcess _service = new();
-    private PowerShellSession _ps = null!;
-
-    public async Task InitializeAsync()
-    {
-        await _service.StartAsync();
-        _ps = new PowerShellSession(_service.SocketPath);
-    }
-
-    public async Task DisposeAsync()
-    {
-        _ps.Dispose();
-        await _service.DisposeAsync();
-    }
-
     [Fact]
     public async Task Invoke_CloudRecall_brings_back_the_stubs_under_a_folder_and_reports_files_bytes_and_time()
     {
         using var d = new DriveScenario(s3, DriveScenario.Policy(settle: "0s"));
-        _ps.Invoke(DriveScenario.NewDriveScript, d.Variables());
-        Assert.Empty(_ps.LastErrors);
+        Ps.Invoke(DriveScenario.NewDriveScript, d.Variables());
+        Assert.Empty(Ps.LastErrors);
         Directory.CreateDirectory(d.Mounted("Active/sub"));
         Directory.CreateDirectory(d.Mounted("Other"));
         var contents = new Dictionary<string, byte[]>
@@ -41,14 +26,14 @@ public sealed class RecallTests(S3ServerFixture s3) : IAsyncLifetime
             await File.WriteAllBytesAsync(d.Mounted(path), bytes);
         }
         await DriveScenario.EventuallyAsync(
-            () => (int)_ps.Invoke("@(Get-CloudFile -Drive $name -Path '**' | Where-Object State -eq 'Cached').Count", d.Variables()).Single().BaseObject == 4,
+            () => (int)Ps.Invoke("@(Get-CloudFile -Drive $name -Path '**' | Where-Object State -eq 'Cached').Count", d.Variables()).Single().BaseObject == 4,
             "all four Cached");
-        _ps.Invoke("Invoke-ForceStub -Drive $name -Path '**' -Confirm:$false", d.Variables());
+        Ps.Invoke("Invoke-ForceStub -Drive $name -Path '**' -Confirm:$false", d.Variables());
         Assert.All(contents.Keys, p => Assert.Equal(0, DriveScenario.AllocatedBlocks(d.Cached(p))));
 
-        var result = _ps.Invoke("Invoke-CloudRecall -Drive $name -Path Active -Recurse -ThrottleLimit 2", d.Variables()).Single();
+        var result = Ps.Invoke("Invoke-CloudRecall -Drive $name -Path Active -Recurse -ThrottleLimit 2", d.Variables()).Single();
 
-        Assert.Empty(_ps.LastErrors);
+        Assert.Empty(Ps.LastErrors);
         Assert.Equal(3, (int)result.Properties["Files"].Value);
         Assert.Equal(2_130_000L, (long)result.Properties["Bytes"].Value);
         Assert.Equal(0, (int)result.Properties["Failures"].Value);
@@ -58,31 +43,28 @@ public sealed class RecallTests(S3ServerFixture s3) : IAsyncLifetime
             Assert.Equal(contents[path], await File.ReadAllBytesAsync(d.Cached(path)));
         }
         Assert.Equal(0, DriveScenario.AllocatedBlocks(d.Cached("Other/d.bin")));
-        var status = _ps.Invoke("Get-CloudDriveStatus -Name $name", d.Variables()).Single();
+        var status = Ps.Invoke("Get-CloudDriveStatus -Name $name", d.Variables()).Single();
         Assert.Equal((3L, 2_130_000L, 1L), ((long)status.Properties["RecalledFiles"].Value, (long)status.Properties["RecalledBytes"].Value, (long)status.Properties["Stubbed"].Value));
         Assert.Equal(4L, (long)status.Properties["UploadedFiles"].Value);
-        Assert.Equal("Stubbed", _ps.Invoke("(Get-CloudFile -Drive $name -Path Other/d.bin).State", d.Variables()).Single().ToString());
+        Assert.Equal("Stubbed", StateOf(d, "Other/d.bin"));
     }
 
     [Fact]
     public async Task A_suspended_drive_keeps_its_changes_Dirty_across_a_restart_and_uploads_them_once_resumed()
     {
         using var d = new DriveScenario(s3, DriveScenario.Policy(settle: "0s"));
-        _ps.Invoke(DriveScenario.NewDriveScript, d.Variables());
-        var suspended = _ps.Invoke("Suspend-CloudDrive -Name $name -PassThru -Confirm:$false", d.Variables()).Single();
+        Ps.Invoke(DriveScenario.NewDriveScript, d.Variables());
+        var suspended = Ps.Invoke("Suspend-CloudDrive -Name $name -PassThru -Confirm:$false", d.Variables()).Single();
         Assert.True((bool)suspended.Properties["Suspended"].Value);
         await File.WriteAllTextAsync(d.Mounted("held.txt"), "held back");
 
-        _ps.Dispose();
-        await _service.StopAsync();
-        await _service.StartAsync();
-        _ps = new PowerShellSession(_service.SocketPath);
-        Assert.True((bool)_ps.Invoke("(Get-CloudDrive -Name $name).Suspended", d.Variables()).Single().BaseObject);
-        Assert.Equal("Dirty", _ps.Invoke("(Get-CloudFile -Drive $name -Path held.txt).State", d.Variables()).Single().ToString());
+        await RestartServiceAsync();
+        Assert.True((bool)Ps.Invoke("(Get-CloudDrive -Name $name).Suspended", d.Variables()).Single().BaseObject);
+        Assert.Equal("Dirty", StateOf(d, "held.txt"));
 
-        _ps.Invoke("Resume-CloudDrive -Name $name -Confirm:$false", d.Variables());
-        Assert.Empty(_ps.LastErrors);
-        await DriveScenario.EventuallyAsync(() => _ps.Invoke("(Get-CloudFile -Drive $name -Path held.txt).State", d.Variables()).Single().ToString() == "Cached", "held.txt Cached after resume");
+        Ps.Invoke("Resume-CloudDrive -Name $name -Confirm:$false", d.Variables());
+        Assert.Empty(Ps.LastErrors);
+        await DriveScenario.EventuallyAsync(() => StateOf(d, "held.txt") == "Cached", "held.txt Cached after resume");
         Assert.Equal("held back"u8.ToArray(), await d.ObjectBytesAsync("held.txt"));
     }
 }

@@ -23,28 +23,9 @@ public sealed class CloudRecallResult
 /// </summary>
 [Cmdlet(VerbsLifecycle.Invoke, "CloudRecall", DefaultParameterSetName = PathSet, SupportsShouldProcess = true, ConfirmImpact = ConfirmImpact.Low)]
 [OutputType(typeof(CloudRecallResult))]
-public sealed class InvokeCloudRecallCommand : GeoDriveCmdlet
+public sealed class InvokeCloudRecallCommand : DrivePathCmdlet
 {
-    private const string PathSet = "Path";
-    private const string LiteralPathSet = "LiteralPath";
-
     #region Parameters
-
-    [Parameter(Mandatory = true, ValueFromPipelineByPropertyName = true)]
-    [Alias("Name")]
-    [ValidateNotNullOrEmpty]
-    [ArgumentCompleter(typeof(DriveNameCompleter))]
-    public string Drive { get; set; } = "";
-
-    [Parameter(Mandatory = true, Position = 0, ValueFromPipelineByPropertyName = true, ParameterSetName = PathSet)]
-    [SupportsWildcards]
-    [ValidateNotNullOrEmpty]
-    public string[] Path { get; set; } = [];
-
-    [Parameter(Mandatory = true, ParameterSetName = LiteralPathSet)]
-    [Alias("PSPath")]
-    [ValidateNotNullOrEmpty]
-    public string[] LiteralPath { get; set; } = [];
 
     /// <summary>A folder path recalls everything under it.</summary>
     [Parameter]
@@ -59,8 +40,8 @@ public sealed class InvokeCloudRecallCommand : GeoDriveCmdlet
 
     protected override void ProcessRecord()
     {
-        var literal = ParameterSetName == LiteralPathSet;
-        var patterns = literal ? LiteralPath : Path;
+        var literal = IsLiteral;
+        var patterns = GivenPaths;
         Try(Drive, () =>
         {
             var stubs = FindStubs(patterns, literal);

@@ -9,28 +9,9 @@ namespace GeoDrive.Commands;
 /// bind from a CloudFileInfo), one ShouldProcess per path, one request per pipeline record, and a
 /// non-terminating error for each file the service could not act on.
 /// </summary>
-public abstract class FileActionCmdlet : GeoDriveCmdlet
+public abstract class FileActionCmdlet : DrivePathCmdlet
 {
-    protected const string PathSet = "Path";
-    protected const string LiteralPathSet = "LiteralPath";
-
     #region Parameters
-
-    [Parameter(Mandatory = true, ValueFromPipelineByPropertyName = true)]
-    [Alias("Name")]
-    [ValidateNotNullOrEmpty]
-    [ArgumentCompleter(typeof(DriveNameCompleter))]
-    public string Drive { get; set; } = "";
-
-    [Parameter(Mandatory = true, Position = 0, ValueFromPipelineByPropertyName = true, ParameterSetName = PathSet)]
-    [SupportsWildcards]
-    [ValidateNotNullOrEmpty]
-    public string[] Path { get; set; } = [];
-
-    [Parameter(Mandatory = true, ParameterSetName = LiteralPathSet)]
-    [Alias("PSPath")]
-    [ValidateNotNullOrEmpty]
-    public string[] LiteralPath { get; set; } = [];
 
     /// <summary>Return one FileActionResult per file.</summary>
     [Parameter]
@@ -46,8 +27,8 @@ public abstract class FileActionCmdlet : GeoDriveCmdlet
 
     protected override void ProcessRecord()
     {
-        var literal = ParameterSetName == LiteralPathSet;
-        var approved = (literal ? LiteralPath : Path)
+        var literal = IsLiteral;
+        var approved = GivenPaths
             .Where(p => Confirm($"{p} on drive {Drive}", !literal && Wildcards.IsPattern(p)))
             .ToArray();
         if (approved.Length == 0)

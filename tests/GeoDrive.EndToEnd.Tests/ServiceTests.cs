@@ -1,0 +1,34 @@
+namespace GeoDrive.EndToEnd.Tests;
+
+/// <summary>A test class with its own service process and an administrator's PowerShell session on it.</summary>
+public abstract class ServiceTests : IAsyncLifetime
+{
+    protected ServiceProcess Service { get; } = new();
+
+    protected PowerShellSession Ps { get; private set; } = null!;
+
+    public async Task InitializeAsync()
+    {
+        await Service.StartAsync();
+        Ps = new PowerShellSession(Service.SocketPath);
+    }
+
+    public async Task DisposeAsync()
+    {
+        Ps.Dispose();
+        await Service.DisposeAsync();
+    }
+
+    /// <summary>Stops the service cleanly and starts it again, with a new session.</summary>
+    protected async Task RestartServiceAsync()
+    {
+        Ps.Dispose();
+        await Service.StopAsync();
+        await Service.StartAsync();
+        Ps = new PowerShellSession(Service.SocketPath);
+    }
+
+    protected string StateOf(DriveScenario d, string path) =>
+        Ps.Invoke("(Get-CloudFile -Drive $name -Path $p).State", new Dictionary<string, object?> { ["name"] = d.Name, ["p"] = path })
+            .Single().ToString();
+}
