@@ -4,8 +4,9 @@ namespace GeoDrive.Engine.Files;
 
 /// <summary>
 /// One direction's bandwidth limit, shared by every transfer of a drive: a token bucket refilled at
-/// the rate in force (0 = unlimited) with at most a tenth of a second of burst. The rate comes from the
-/// policy at the engine's clock (schedule windows); the pacing itself waits in real time, as any
+/// the rate in force (0 = unlimited) holding at most one second of it, so a busy machine's late
+/// wake-ups are made up rather than lost, and the rate holds over any second or longer. The rate comes
+/// from the policy at the engine's clock (schedule windows); the pacing waits in real time, as any
 /// limiter must.
 /// </summary>
 public sealed class Throttle(Func<long> bytesPerSecond)
@@ -27,7 +28,7 @@ public sealed class Throttle(Func<long> bytesPerSecond)
         lock (_gate)
         {
             var now = _clock.Elapsed.TotalSeconds;
-            _tokens = Math.Min(rate / 10.0, _tokens + (now - _lastSeconds) * rate);
+            _tokens = Math.Min(rate, _tokens + (now - _lastSeconds) * rate);
             _lastSeconds = now;
             _tokens -= bytes;
             wait = _tokens >= 0 ? TimeSpan.Zero : TimeSpan.FromSeconds(-_tokens / rate);
