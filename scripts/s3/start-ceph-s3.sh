@@ -15,6 +15,10 @@ alive() { [ -f "$D/run/$1.pid" ] && kill -0 "$(cat "$D/run/$1.pid")" 2>/dev/null
 wait_for() { local t=$1; shift; for _ in $(seq $((t * 5))); do "$@" >/dev/null 2>&1 && return 0; sleep 0.2; done
              echo "timeout waiting for: $*" >&2; return 1; }
 
+# Test assemblies run in parallel and each may start the cluster: one start at a time (the lock lives
+# beside $D because --fresh deletes $D); the second caller then finds it running.
+# The daemons started below must not inherit the lock (9>&-), or it would be held for their lifetime.
+exec 9>"$D.lock"; flock -w 300 9 || { echo "timeout waiting for another start-ceph-s3.sh ($D.lock)" >&2; exit 1; }
 if [ "${1:-}" = "--fresh" ]; then "$(dirname "$0")/stop-ceph-s3.sh" || true; rm -rf "$D"; fi
 if alive client.rgw && curl -fs "http://127.0.0.1:$PORT/" >/dev/null; then echo "already running: http://127.0.0.1:$PORT"; exit 0; fi
 
@@ -88,7 +92,7 @@ EOF
   ceph-mon -c "$C" -i a --mkfs --monmap "$D/monmap" --keyring "$KR"
 fi
 
-alive mon.a || ceph-mon -c "$C" -i a 2>>"$D/log/stderr.log"
+alive mon.a || ceph-mon -c "$C" -i a 2>>"$D/log/stderr.log" 9>&-
 wait_for 30 ceph mon stat
 
 if [ "$NEW" = 1 ]; then
@@ -96,14 +100,14 @@ if [ "$NEW" = 1 ]; then
   ceph osd new "$OSD_UUID" 0 >/dev/null
   ceph-osd -c "$C" -i 0 --mkfs --osd-uuid "$OSD_UUID" 2>"$D/log/osd-mkfs.err"
 fi
-alive osd.0 || ceph-osd -c "$C" -i 0 2>>"$D/log/stderr.log"
-if [ "${WITH_MGR:-0}" = 1 ]; then alive mgr.x || ceph-mgr -c "$C" -i x; fi
+alive osd.0 || ceph-osd -c "$C" -i 0 2>>"$D/log/stderr.log" 9>&-
+if [ "${WITH_MGR:-0}" = 1 ]; then alive mgr.x || ceph-mgr -c "$C" -i x 9>&-; fi
 wait_for 60 sh -c "ceph -c '$C' osd dump 2>/dev/null | grep -q '^osd.0 up'"
 
 if [ "$NEW" = 1 ]; then
   radosgw-admin -c "$C" user create --uid=test --display-name=test --access-key="$AK" --secret-key="$SK" >/dev/null
 fi
-alive client.rgw || radosgw -c "$C" -n client.rgw 2>>"$D/log/stderr.log"
+alive client.rgw || radosgw -c "$C" -n client.rgw 2>>"$D/log/stderr.log" 9>&-
 wait_for 60 curl -fs "http://127.0.0.1:$PORT/"
 touch "$D/created"
 echo "ceph s3 up: http://127.0.0.1:$PORT access=$AK secret=$SK (conf $C)"
