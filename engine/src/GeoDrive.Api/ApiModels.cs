@@ -38,6 +38,11 @@ public sealed class NewDriveRequest
     public bool ForcePathStyle { get; init; } = true;
     /// <summary>Mount right away (default). False only records the drive.</summary>
     public bool Mount { get; init; } = true;
+    /// <summary>
+    /// Windows: let backup products copy the cache folder. By default the service adds it to the
+    /// FilesNotToBackup registry value (the bucket is the copy). Ignored on Linux.
+    /// </summary>
+    public bool IncludeCacheInBackup { get; init; }
 }
 
 /// <summary>One file of a drive as Get-CloudFile shows it.</summary>

@@ -24,9 +24,13 @@ public static class ApiRoutes
     /// <summary>Env var that overrides where the service keeps drive definitions and credentials.</summary>
     public const string HomeEnvironmentVariable = "GEODRIVE_HOME";
 
+    /// <summary>The control API's address: GEODRIVE_SOCKET, else /run/geodrive/geodrive.sock (Linux) or \\.\pipe\geodrive (Windows).</summary>
     public static string DefaultSocketPath =>
-        Environment.GetEnvironmentVariable(SocketEnvironmentVariable) is { Length: > 0 } p ? p : "/run/geodrive/geodrive.sock";
+        Environment.GetEnvironmentVariable(SocketEnvironmentVariable) is { Length: > 0 } p ? p : ControlEndpoint.DefaultAddress(OperatingSystem.IsWindows());
 
+    /// <summary>GEODRIVE_HOME, else /var/lib/geodrive (Linux) or %ProgramData%\GeoDrive (Windows).</summary>
     public static string DefaultHomePath =>
-        Environment.GetEnvironmentVariable(HomeEnvironmentVariable) is { Length: > 0 } p ? p : "/var/lib/geodrive";
+        Environment.GetEnvironmentVariable(HomeEnvironmentVariable) is { Length: > 0 } p ? p
+        : OperatingSystem.IsWindows() ? Path.Combine(Environment.GetFolderPath(Environment.SpecialFolder.CommonApplicationData), "GeoDrive")
+        : "/var/lib/geodrive";
 }

@@ -1,13 +1,16 @@
 using System.Net;
 using System.Net.Http.Json;
+using System.IO.Pipes;
 using System.Net.Sockets;
+using System.Runtime.Versioning;
+using System.Security.Principal;
 using System.Text.Json;
 using GeoDrive.Core.Errors;
 
 namespace GeoDrive.Api;
 
 /// <summary>
-/// Talks to the GeoDrive service's control API over its Unix domain socket. Every failure becomes a
+/// Talks to the GeoDrive service's control API over its Unix domain socket (Linux) or named pipe (Windows). Every failure becomes a
 /// <see cref="GeoDriveException"/> with the service's error id, or ServiceNotRunning when nothing answers.
 /// </summary>
 public sealed class GeoDriveClient : IDisposable
@@ -16,25 +19,18 @@ public sealed class GeoDriveClient : IDisposable
 
     private readonly HttpClient _http;
 
+    /// <summary>How long a client waits for a free instance of the service's pipe before it says "not running".</summary>
+    private static readonly TimeSpan PipeConnectTimeout = TimeSpan.FromSeconds(2);
+
     public GeoDriveClient(string? socketPath = null, TimeSpan? timeout = null)
     {
         SocketPath = socketPath ?? ApiRoutes.DefaultSocketPath;
+        Endpoint = ControlEndpoint.Parse(SocketPath);
         var handler = new SocketsHttpHandler
         {
-            ConnectCallback = async (_, cancellationToken) =>
-            {
-                var socket = new Socket(AddressFamily.Unix, SocketType.Stream, ProtocolType.Unspecified);
-                try
-                {
-                    await socket.ConnectAsync(new UnixDomainSocketEndPoint(SocketPath), cancellationToken);
-                    return new NetworkStream(socket, ownsSocket: true);
-                }
-                catch
-                {
-                    socket.Dispose();
-                    throw;
-                }
-            },
+            ConnectCallback = (_, cancellationToken) => Endpoint.IsPipe && OperatingSystem.IsWindows()
+                ? ConnectPipeAsync(cancellationToken)
+                : ConnectSocketAsync(cancellationToken),
         };
         _http = new HttpClient(handler)
         {
@@ -43,7 +39,10 @@ public sealed class GeoDriveClient : IDisposable
         };
     }
 
+    /// <summary>The service's address: a socket path, or \\.\pipe\NAME on Windows.</summary>
     public string SocketPath { get; }
+
+    public ControlEndpoint Endpoint { get; }
 
     public Task<ServiceInfo> GetServiceAsync(CancellationToken cancellationToken = default) =>
         SendAsync<ServiceInfo>(HttpMethod.Get, ApiRoutes.Service, null, cancellationToken);
@@ -111,13 +110,15 @@ public sealed class GeoDriveClient : IDisposable
         {
             response = await _http.SendAsync(request, cancellationToken);
         }
-        catch (HttpRequestException ex) when (ex.InnerException is SocketException se)
+        catch (HttpRequestException ex) when (ex.InnerException is GeoDriveException refused)
         {
-            throw se.SocketErrorCode == SocketError.AccessDenied
-                ? new GeoDriveException(ErrorIds.ServiceAccessDenied, ErrorKind.PermissionDenied,
-                    $"Access to the GeoDrive service socket '{SocketPath}' was denied.",
-                    "Run PowerShell as root (Linux) or as an Administrator (Windows).", ex)
-                : NotRunning(ex);
+            throw refused;
+        }
+        catch (HttpRequestException ex) when (ex.InnerException is SocketException { SocketErrorCode: SocketError.AccessDenied } or UnauthorizedAccessException)
+        {
+            throw new GeoDriveException(ErrorIds.ServiceAccessDenied, ErrorKind.PermissionDenied,
+                $"Access to the GeoDrive service at '{SocketPath}' was denied.",
+                "Run PowerShell as root (Linux) or as an Administrator (Windows).", ex);
         }
         catch (HttpRequestException ex)
         {
@@ -153,10 +154,61 @@ public sealed class GeoDriveClient : IDisposable
         }
     }
 
+    private async ValueTask<Stream> ConnectSocketAsync(CancellationToken cancellationToken)
+    {
+        var socket = new Socket(AddressFamily.Unix, SocketType.Stream, ProtocolType.Unspecified);
+        try
+        {
+            await socket.ConnectAsync(new UnixDomainSocketEndPoint(SocketPath), cancellationToken);
+            return new NetworkStream(socket, ownsSocket: true);
+        }
+        catch
+        {
+            socket.Dispose();
+            throw;
+        }
+    }
+
+    /// <summary>
+    /// The service's named pipe. Identification only, so a server is never handed this user's token to
+    /// act with; and the pipe's owner must be SYSTEM, Administrators or this user, so a pipe created by
+    /// someone else before the service started is refused before a request (with a secret key) is sent.
+    /// </summary>
+    [SupportedOSPlatform("windows")]
+    private async ValueTask<Stream> ConnectPipeAsync(CancellationToken cancellationToken)
+    {
+        var pipe = new NamedPipeClientStream(".", Endpoint.Name, PipeDirection.InOut, PipeOptions.Asynchronous, TokenImpersonationLevel.Identification);
+        try
+        {
+            try
+            {
+                await pipe.ConnectAsync(PipeConnectTimeout, cancellationToken);
+            }
+            catch (TimeoutException ex)
+            {
+                throw new IOException($"No instance of the pipe '{SocketPath}' answered within {PipeConnectTimeout.TotalSeconds:0} s.", ex);
+            }
+            var owner = pipe.GetAccessControl().GetOwner(typeof(SecurityIdentifier))?.Value;
+            using var me = WindowsIdentity.GetCurrent();
+            if (!ControlPipeAccess.IsTrustedOwner(owner, me.User?.Value))
+            {
+                throw new GeoDriveException(ErrorIds.ServiceAccessDenied, ErrorKind.PermissionDenied,
+                    $"The pipe '{SocketPath}' belongs to '{owner}', not to SYSTEM, Administrators or you: another program may be posing as the GeoDrive service. Nothing was sent.",
+                    "Find and stop the program that created the pipe, then (re)start the GeoDrive service (Restart-Service GeoDrive).");
+            }
+            return pipe;
+        }
+        catch
+        {
+            await pipe.DisposeAsync();
+            throw;
+        }
+    }
+
     private GeoDriveException NotRunning(Exception inner) => new(
         ErrorIds.ServiceNotRunning,
         ErrorKind.ResourceUnavailable,
         $"The GeoDrive service is not running (nothing answers on '{SocketPath}').",
-        "Start it with 'Start-GeoDriveService' (or 'systemctl start geodrive'), then try again.",
+        "Start it with 'Start-GeoDriveService' (or 'systemctl start geodrive', or on Windows 'Start-Service GeoDrive'), then try again.",
         inner);
 }

@@ -33,6 +33,13 @@ public sealed class ProjFsMountOptions
     /// </summary>
     public bool ReportOwnProcess { get; init; }
 
+    /// <summary>
+    /// The drive's state folder outside the root, where the root's instance id is kept (the Service
+    /// keeps the whole engine state there on Windows). Null: "&lt;root&gt;\.geodrive", as a drive whose
+    /// state lives in its cache has it (test rigs).
+    /// </summary>
+    public string? StatePath { get; init; }
+
     public ILogger Logger { get; init; } = NullLogger.Instance;
 }
 
@@ -102,9 +109,10 @@ public sealed partial class ProjFsMount : ILocalStubs, IDisposable
     private unsafe void Start()
     {
         MarkRoot();
+        HideInternalFolder();
         _self = GCHandle.Alloc(this);
         var callbacks = ProjFsCallbacks.Table();
-        var internalRoot = Path.Combine(Root, ".geodrive");
+        var internalRoot = RootLayout.InternalFolderInRoot(Root);
         fixed (char* all = "")
         fixed (char* own = ".geodrive")
         {
@@ -143,7 +151,7 @@ public sealed partial class ProjFsMount : ILocalStubs, IDisposable
     /// </summary>
     private unsafe void MarkRoot()
     {
-        var idFile = Path.Combine(Root, ".geodrive", "projfs-instance-id");
+        var idFile = RootLayout.InstanceIdFile(Root, _options.StatePath);
         Guid id;
         if (File.Exists(idFile) && Guid.TryParse(File.ReadAllText(idFile).Trim(), out var saved))
         {
@@ -161,6 +169,21 @@ public sealed partial class ProjFsMount : ILocalStubs, IDisposable
         {
             throw MountFailed(Root, $"PrjMarkDirectoryAsPlaceholder failed with 0x{result:X8}",
                 "The folder may belong to another ProjFS provider; give the drive its own empty cache folder.");
+        }
+    }
+
+    /// <summary>
+    /// A state folder inside the root is a real folder on disk, which ProjFS lists whatever the provider
+    /// projects (the projection never has it, FileEntryProjection skips internal paths). As FUSE hides it
+    /// from listings, it is marked Hidden and System here, so Explorer and dir do not show it; deletes and
+    /// renames of it are refused (PreDelete/PreRename). The Service keeps its state outside the root.
+    /// </summary>
+    private void HideInternalFolder()
+    {
+        var folder = new DirectoryInfo(RootLayout.InternalFolderInRoot(Root));
+        if (folder.Exists && RootLayout.HiddenAttributes(folder.Attributes) is var hidden && hidden != folder.Attributes)
+        {
+            folder.Attributes = hidden;
         }
     }
 

@@ -1,16 +1,16 @@
-using System.Net.Sockets;
 using GeoDrive.Core.Ports;
 using GeoDrive.Service.ControlApi;
 using GeoDrive.Service.Drives;
 using GeoDrive.Service.Hosting;
+using GeoDrive.Service.Hosting.Windows;
 
 var options = ServiceOptions.FromArgs(args);
-if (ControlSocket.IsServed(options.SocketPath))
+var endpoint = options.Endpoint;
+if (ControlListener.IsServed(endpoint))
 {
     Console.Error.WriteLine($"error ServiceAlreadyRunning: a GeoDrive service already answers on '{options.SocketPath}'. Stop it first, or give this one another --socket.");
     return 2;
 }
-ControlSocket.Prepare(options.SocketPath);
 
 var builder = WebApplication.CreateSlimBuilder(args);
 builder.Logging.ClearProviders();
@@ -22,7 +22,19 @@ builder.Logging.AddSimpleConsole(o =>
 });
 builder.Logging.AddFilter("Microsoft.AspNetCore", LogLevel.Warning);
 builder.Logging.AddFilter("Microsoft.Hosting", LogLevel.Warning);
-builder.WebHost.ConfigureKestrel(k => k.ListenUnixSocket(options.SocketPath));
+
+// The OS's parts, chosen here and nowhere else (DESIGN.md §2): FUSE on Linux; on Windows ProjFS, the
+// Windows service, the Event Log and the backup exclusion (Hosting/Windows).
+if (OperatingSystem.IsWindows())
+{
+    WindowsHosting.Configure(builder, options);
+}
+else
+{
+    builder.Services.AddSingleton(DrivePlatform.Fuse());
+}
+
+ControlListener.Listen(builder, endpoint);
 builder.Services.AddSingleton(options);
 builder.Services.AddSingleton<IClock>(SystemClock.Instance);
 builder.Services.AddSingleton<DriveRegistry>();
@@ -35,45 +47,12 @@ ErrorHandling.Use(app);
 ControlApiRoutes.Map(app);
 app.Lifetime.ApplicationStarted.Register(() =>
 {
-    ControlSocket.Restrict(options.SocketPath);
+    ControlListener.Restrict(endpoint);
     app.Logger.LogInformation("GeoDrive service {Pid} listening on {Socket}, home {Home}", Environment.ProcessId, options.SocketPath, options.HomePath);
+    if (OperatingSystem.IsWindows())
+    {
+        WindowsHosting.Started(app, options, app.Services.GetRequiredService<DriveRegistry>().Count);
+    }
 });
 await app.RunAsync();
 return 0;
-
-/// <summary>The control socket: only one service per socket, and only root may connect.</summary>
-internal static class ControlSocket
-{
-    public static bool IsServed(string path)
-    {
-        if (!File.Exists(path))
-        {
-            return false;
-        }
-        using var socket = new Socket(AddressFamily.Unix, SocketType.Stream, ProtocolType.Unspecified);
-        try
-        {
-            socket.Connect(new UnixDomainSocketEndPoint(path));
-            return true;
-        }
-        catch (SocketException)
-        {
-            return false;
-        }
-    }
-
-    /// <summary>Removes a socket file left by a killed service and makes its folder.</summary>
-    public static void Prepare(string path)
-    {
-        Directory.CreateDirectory(Path.GetDirectoryName(path)!);
-        File.Delete(path);
-    }
-
-    public static void Restrict(string path)
-    {
-        if (!OperatingSystem.IsWindows())
-        {
-            File.SetUnixFileMode(path, UnixFileMode.UserRead | UnixFileMode.UserWrite);
-        }
-    }
-}

@@ -128,9 +128,17 @@ public sealed partial class DriveEngine
 
     private string KeyFor(string path) => ObjectLayout.KeyFor(Options.Prefix, path);
 
+    /// <summary>
+    /// Each event as it is recorded (after it is in the index), for the host's own outlets such as the
+    /// Windows Event Log. Called on the recording thread: a handler must be quick and must not throw.
+    /// </summary>
+    public event Action<DriveEvent>? EventRecorded;
+
     private void Record(DriveEventKind kind, string? path, string message, string? errorId = null)
     {
-        _index.AppendEvent(new DriveEvent { TimeUtc = _clock.UtcNow, Kind = kind, Path = path, Message = message, ErrorId = errorId });
+        var driveEvent = new DriveEvent { TimeUtc = _clock.UtcNow, Kind = kind, Path = path, Message = message, ErrorId = errorId };
+        _index.AppendEvent(driveEvent);
+        EventRecorded?.Invoke(driveEvent);
         if (errorId is null)
         {
             _logger.LogInformation("{Drive}: {Kind} {Path}: {Message}", Name, kind, path, message);

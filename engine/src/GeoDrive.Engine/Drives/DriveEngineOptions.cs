@@ -26,5 +26,15 @@ public sealed class DriveEngineOptions
     /// <summary>The engine's own folder name inside the cache.</summary>
     public const string InternalFolder = ".geodrive";
 
-    public string InternalPath => Path.Combine(CachePath, InternalFolder);
+    /// <summary>
+    /// Where the engine keeps its own files: "&lt;cache&gt;/.geodrive" unless the host puts them elsewhere
+    /// (on Windows the cache folder is the ProjFS root, whose every entry applications see).
+    /// </summary>
+    public string InternalPath
+    {
+        get => _internalPath ?? Path.Combine(CachePath, InternalFolder);
+        init => _internalPath = value;
+    }
+
+    private readonly string? _internalPath;
 }

@@ -4,7 +4,7 @@ namespace GeoDrive.Service.Drives;
 
 /// <summary>
 /// Persists drive definitions (home/drives.json) and credentials (home/credentials/NAME.json, mode
-/// 0600 in a 0700 folder). Writes go to a temporary file then rename, so a crash never leaves half a file.
+/// 0600 in a 0700 folder; on Windows a home whose ACL admits SYSTEM and Administrators only). Writes go to a temporary file then rename, so a crash never leaves half a file.
 /// </summary>
 public sealed class DriveConfigStore
 {
@@ -17,7 +17,12 @@ public sealed class DriveConfigStore
         _home = home;
         Directory.CreateDirectory(home);
         Directory.CreateDirectory(CredentialsFolder);
-        if (!OperatingSystem.IsWindows())
+        if (OperatingSystem.IsWindows())
+        {
+            // %ProgramData% lets every user read; the home holds secret keys (docs/windows.md).
+            Hosting.Windows.HomeFolderAcl.Restrict(home);
+        }
+        else
         {
             File.SetUnixFileMode(home, UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.UserExecute);
             File.SetUnixFileMode(CredentialsFolder, UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.UserExecute);

@@ -18,6 +18,9 @@ public sealed class DriveDefinition
 
     /// <summary>Uploads paused by Suspend-CloudDrive; kept across restarts until Resume-CloudDrive.</summary>
     public bool Suspended { get; set; }
+
+    /// <summary>Windows: leave the cache folder to backup products (no FilesNotToBackup value); New-CloudDrive -IncludeCacheInBackup.</summary>
+    public bool IncludeCacheInBackup { get; init; }
 }
 
 /// <summary>The access key pair of one drive, kept in a root-only file.</summary>

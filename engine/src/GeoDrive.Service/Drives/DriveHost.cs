@@ -2,31 +2,33 @@ using GeoDrive.Api;
 using GeoDrive.Core.Model;
 using GeoDrive.Core.Ports;
 using GeoDrive.Engine.Drives;
-using GeoDrive.Mount.Fuse;
 using GeoDrive.Policies.Evaluation;
 using GeoDrive.Policies.Model;
+using GeoDrive.Service.FrontEnds;
+using GeoDrive.Service.Hosting;
 using GeoDrive.State;
 using GeoDrive.Storage.S3;
 using DriveInfo = GeoDrive.Api.DriveInfo;
 
 namespace GeoDrive.Service.Drives;
 
-/// <summary>One running drive: its index, store, engine and (when mounted) its FUSE mount.</summary>
+/// <summary>One running drive: its index, store, engine and (when mounted) its front end (FUSE on Linux, ProjFS on Windows).</summary>
 public sealed class DriveHost : IAsyncDisposable
 {
     private readonly IFileIndex _index;
     private readonly S3ObjectStore _store;
-    private FuseMount? _mount;
+    private readonly IDriveFrontEnd _frontEnd;
+    private readonly FrontEndContext _context;
+    private IDriveMount? _mount;
 
-    private readonly ILogger _logger;
-
-    private DriveHost(DriveDefinition definition, IFileIndex index, S3ObjectStore store, DriveEngine engine, ILogger logger)
+    private DriveHost(DriveDefinition definition, IFileIndex index, S3ObjectStore store, DriveEngine engine, IDriveFrontEnd frontEnd, FrontEndContext context)
     {
-        _logger = logger;
         Definition = definition;
         _index = index;
         _store = store;
         Engine = engine;
+        _frontEnd = frontEnd;
+        _context = context;
     }
 
     public DriveDefinition Definition { get; }
@@ -57,7 +59,7 @@ public sealed class DriveHost : IAsyncDisposable
         }
     }
 
-    public static async Task<DriveHost> OpenAsync(DriveDefinition definition, DriveCredential credential, PolicyEvaluator policy, IClock clock, ILoggerFactory loggers, CancellationToken cancellationToken)
+    public static async Task<DriveHost> OpenAsync(DriveDefinition definition, DriveCredential credential, PolicyEvaluator policy, IClock clock, ILoggerFactory loggers, DrivePlatform platform, CancellationToken cancellationToken)
     {
         // transfer.* is read when the drive starts; a change to it takes effect at the next mount or service start.
         var engineOptions = new DriveEngineOptions
@@ -66,6 +68,7 @@ public sealed class DriveHost : IAsyncDisposable
             CachePath = definition.CachePath,
             Prefix = definition.Prefix,
             UploadConcurrency = policy.Policy.UploadThreads.Value,
+            InternalPath = platform.FrontEnd.StatePath(definition),
         };
         Directory.CreateDirectory(engineOptions.InternalPath);
         var index = LiteDbFileIndex.Open(Path.Combine(engineOptions.InternalPath, "index.db"));
@@ -74,8 +77,15 @@ public sealed class DriveHost : IAsyncDisposable
         {
             var logger = loggers.CreateLogger($"GeoDrive.Drive.{definition.Name}");
             var engine = new DriveEngine(engineOptions, store, index, policy, clock, logger);
+            var context = new FrontEndContext(definition, engine, index, engineOptions.InternalPath, logger);
+            platform.FrontEnd.Prepare(context);
+            if (platform.DriveEvents is { } driveEvents)
+            {
+                engine.EventRecorded += e => driveEvents(definition.Name, e);
+            }
+            platform.Backup?.Apply(definition);
             await engine.StartAsync(cancellationToken);
-            return new DriveHost(definition, index, store, engine, logger)
+            return new DriveHost(definition, index, store, engine, platform.FrontEnd, context)
             {
                 AccessKeyId = credential.AccessKey,
                 Policy = new PolicyFiles(definition.PolicyPaths, policy),
@@ -107,7 +117,7 @@ public sealed class DriveHost : IAsyncDisposable
 
     public void Mount()
     {
-        _mount ??= FuseMount.Mount(Definition.MountPath, Engine, new FuseMountOptions { DriveName = Definition.Name, Logger = _logger });
+        _mount ??= _frontEnd.Mount(_context);
     }
 
     public void Dismount()

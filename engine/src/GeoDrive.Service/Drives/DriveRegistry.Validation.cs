@@ -20,13 +20,19 @@ public sealed partial class DriveRegistry
             throw new GeoDriveException(ErrorIds.DriveExists, ErrorKind.ResourceExists,
                 $"A cloud drive named '{request.Name}' already exists.", "Choose another name, or remove the existing drive with Remove-CloudDrive.");
         }
-        if (!Path.IsPathFullyQualified(request.CachePath) || !Path.IsPathFullyQualified(request.MountPath))
+        var inPlace = platform.FrontEnd.ServesCacheInPlace;
+        if (inPlace)
+        {
+            ValidateInPlace(request);
+        }
+        else if (!Path.IsPathFullyQualified(request.CachePath) || !Path.IsPathFullyQualified(request.MountPath ?? ""))
         {
             throw Invalid("CachePath and MountPath must be absolute paths.", "Give full paths, e.g. /srv/demo-cache and /mnt/demo.");
         }
         var cache = Path.TrimEndingDirectorySeparator(Path.GetFullPath(request.CachePath));
-        var mount = Path.TrimEndingDirectorySeparator(Path.GetFullPath(request.MountPath));
-        if (IsSameOrInside(cache, mount) || IsSameOrInside(mount, cache))
+        // In place (ProjFS) the drive shows at its cache folder: that is its mount path.
+        var mount = inPlace ? cache : Path.TrimEndingDirectorySeparator(Path.GetFullPath(request.MountPath!));
+        if (!inPlace && (IsSameOrInside(cache, mount) || IsSameOrInside(mount, cache)))
         {
             throw new GeoDriveException(ErrorIds.CachePathInvalid, ErrorKind.InvalidArgument,
                 $"The cache path '{cache}' and the mount path '{mount}' overlap.", "Use two separate folders: the cache holds the data, the mount shows it.");
@@ -38,23 +44,26 @@ public sealed partial class DriveRegistry
                 $"The cache path '{cache}' is already used by the cloud drive '{other.Name}' ('{other.CachePath}').",
                 "Give every drive its own cache folder.");
         }
-        var otherMount = _definitions.FirstOrDefault(d => IsSameOrInside(mount, d.MountPath) || IsSameOrInside(d.MountPath, mount));
-        if (otherMount is not null)
+        if (!inPlace)
         {
-            throw new GeoDriveException(ErrorIds.MountPathNotEmpty, ErrorKind.ResourceExists,
-                $"The mount path '{mount}' is already used by the cloud drive '{otherMount.Name}'.", "Give every drive its own empty mount folder.");
+            var otherMount = _definitions.FirstOrDefault(d => IsSameOrInside(mount, d.MountPath) || IsSameOrInside(d.MountPath, mount));
+            if (otherMount is not null)
+            {
+                throw new GeoDriveException(ErrorIds.MountPathNotEmpty, ErrorKind.ResourceExists,
+                    $"The mount path '{mount}' is already used by the cloud drive '{otherMount.Name}'.", "Give every drive its own empty mount folder.");
+            }
         }
         if (File.Exists(cache))
         {
             throw new GeoDriveException(ErrorIds.CachePathInvalid, ErrorKind.InvalidArgument,
                 $"The cache path '{cache}' is a file.", "Give a folder (it is created if missing).");
         }
-        if (!Directory.Exists(mount))
+        if (!inPlace && !Directory.Exists(mount))
         {
             throw new GeoDriveException(ErrorIds.MountPathNotFound, ErrorKind.ObjectNotFound,
                 $"The mount path '{mount}' does not exist.", $"Create it first (mkdir -p {mount}); it must be an empty folder.");
         }
-        if (Directory.EnumerateFileSystemEntries(mount).Any())
+        if (!inPlace && Directory.EnumerateFileSystemEntries(mount).Any())
         {
             throw new GeoDriveException(ErrorIds.MountPathNotEmpty, ErrorKind.InvalidArgument,
                 $"The mount path '{mount}' is not empty.", "Mount over an empty folder; move its contents away (or into the drive after mounting).");
@@ -83,14 +92,38 @@ public sealed partial class DriveRegistry
             Region = string.IsNullOrEmpty(request.Region) ? "us-east-1" : request.Region,
             ForcePathStyle = request.ForcePathStyle,
             PolicyPaths = request.PolicyPaths.Select(Path.GetFullPath).ToArray(),
+            IncludeCacheInBackup = request.IncludeCacheInBackup,
         };
     }
 
-    private static bool IsSameOrInside(string path, string folder)
+    /// <summary>
+    /// Windows (ProjFS): the cache folder is what applications use, so there is no mount folder; a
+    /// MountPath may be left out or be the cache path itself.
+    /// </summary>
+    private static void ValidateInPlace(NewDriveRequest request)
+    {
+        if (!Path.IsPathFullyQualified(request.CachePath))
+        {
+            throw Invalid("CachePath must be an absolute path.", @"Give a full path on a local NTFS volume, e.g. D:\GeoDrive\finance.");
+        }
+        if (!string.IsNullOrEmpty(request.MountPath) && !SamePath(request.MountPath, request.CachePath))
+        {
+            throw Invalid($"On Windows the cache folder is the drive: a separate mount path ('{request.MountPath}') is not used.",
+                "Leave out -MountPath (or give the cache path); applications use the cache folder, or a drive letter pointing at it.");
+        }
+    }
+
+    private static bool SamePath(string a, string b) =>
+        string.Equals(Path.TrimEndingDirectorySeparator(Path.GetFullPath(a)), Path.TrimEndingDirectorySeparator(Path.GetFullPath(b)), PathComparison);
+
+    /// <summary>Windows paths compare case-insensitively.</summary>
+    private static StringComparison PathComparison => OperatingSystem.IsWindows() ? StringComparison.OrdinalIgnoreCase : StringComparison.Ordinal;
+
+    internal static bool IsSameOrInside(string path, string folder)
     {
         path = Path.TrimEndingDirectorySeparator(path);
         folder = Path.TrimEndingDirectorySeparator(folder);
-        return path == folder || path.StartsWith(folder + "/", StringComparison.Ordinal);
+        return string.Equals(path, folder, PathComparison) || path.StartsWith(folder + Path.DirectorySeparatorChar, PathComparison);
     }
 
     private static GeoDriveException Invalid(string message, string remedy) =>

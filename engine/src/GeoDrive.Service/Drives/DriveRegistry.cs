@@ -17,7 +17,7 @@ namespace GeoDrive.Service.Drives;
 /// All drives of this service: creates, removes, mounts and dismounts them, restores them after a
 /// restart, and runs every drive's scheduler. Drive operations are serialised; file work is not.
 /// </summary>
-public sealed partial class DriveRegistry(ServiceOptions options, IClock clock, ILoggerFactory loggers) : BackgroundService
+public sealed partial class DriveRegistry(ServiceOptions options, IClock clock, ILoggerFactory loggers, DrivePlatform platform) : BackgroundService
 {
     private readonly DriveConfigStore _config = new(options.HomePath);
     private readonly Dictionary<string, DriveHost> _drives = new(StringComparer.OrdinalIgnoreCase);
@@ -76,7 +76,7 @@ public sealed partial class DriveRegistry(ServiceOptions options, IClock clock, 
             }
 
             Directory.CreateDirectory(definition.CachePath);
-            var host = await DriveHost.OpenAsync(definition, credential, policy, clock, loggers, cancellationToken);
+            var host = await DriveHost.OpenAsync(definition, credential, policy, clock, loggers, platform, cancellationToken);
             try
             {
                 if (request.Mount)
@@ -116,6 +116,7 @@ public sealed partial class DriveRegistry(ServiceOptions options, IClock clock, 
             _definitions.Remove(definition);
             _config.SaveDefinitions(_definitions);
             _config.DeleteCredential(definition.Name);
+            platform.Backup?.Remove(definition.Name);
             // The cache folder and the bucket stay as they are: removing a drive never deletes data.
             _logger.LogInformation("Drive {Name} removed; its cache {Cache} and bucket were left as they are", definition.Name, definition.CachePath);
         }
@@ -255,7 +256,7 @@ public sealed partial class DriveRegistry(ServiceOptions options, IClock clock, 
     {
         var policy = PolicySet.Load(definition.PolicyPaths);
         var credential = _config.LoadCredential(definition.Name);
-        var host = await DriveHost.OpenAsync(definition, credential, policy, clock, loggers, cancellationToken);
+        var host = await DriveHost.OpenAsync(definition, credential, policy, clock, loggers, platform, cancellationToken);
         host.Engine.UploadsSuspended = definition.Suspended;
         _drives[definition.Name] = host;
         _startErrors.Remove(definition.Name);

@@ -3,6 +3,7 @@ using GeoDrive.Api;
 namespace GeoDrive.Service.Hosting;
 
 /// <summary>The service's own settings, from the command line (--socket, --home, --tick) or the environment.</summary>
+/// <remarks>--socket takes a socket path, or on Windows a pipe address (\\.\pipe\geodrive, the default there).</remarks>
 public sealed class ServiceOptions
 {
     public string SocketPath { get; init; } = ApiRoutes.DefaultSocketPath;
@@ -38,9 +39,16 @@ public sealed class ServiceOptions
         }
         return new ServiceOptions
         {
-            SocketPath = Path.GetFullPath(socket ?? ApiRoutes.DefaultSocketPath),
+            SocketPath = FullAddress(socket ?? ApiRoutes.DefaultSocketPath),
             HomePath = Path.GetFullPath(home ?? ApiRoutes.DefaultHomePath),
             TickInterval = tick,
         };
     }
+
+    /// <summary>The control API's address as parsed (socket or pipe).</summary>
+    public ControlEndpoint Endpoint => ControlEndpoint.Parse(SocketPath);
+
+    /// <summary>A socket path made absolute; a pipe address as given.</summary>
+    public static string FullAddress(string address) =>
+        ControlEndpoint.Parse(address).IsPipe ? address : Path.GetFullPath(address);
 }
