@@ -10,18 +10,20 @@ public sealed class NewCloudDriveTests(ModuleSession session) : CmdletTests(sess
     public void Its_parameter_contract_is_as_documented()
     {
         var cmdlet = Session.Command("New-CloudDrive");
-        Contract.Parameters(cmdlet, "Name", "CachePath", "MountPath", "Endpoint", "Bucket", "Prefix", "Credential", "PolicyPath", "Region", "NoMount");
-        foreach (var mandatory in new[] { "Name", "CachePath", "MountPath", "Endpoint", "Bucket", "Credential" })
+        Contract.Parameters(cmdlet, "Name", "CachePath", "MountPath", "Endpoint", "Bucket", "Prefix", "Credential", "PolicyPath", "Region", "NoMount", "IncludeCacheInBackup");
+        foreach (var mandatory in new[] { "Name", "CachePath", "Endpoint", "Bucket", "Credential" })
         {
             Contract.Mandatory(cmdlet, mandatory, true);
         }
-        foreach (var optional in new[] { "Prefix", "PolicyPath", "Region", "NoMount" })
+        // MountPath is required by a Linux service (FUSE) and left out on Windows (ProjFS serves the cache in place).
+        foreach (var optional in new[] { "MountPath", "Prefix", "PolicyPath", "Region", "NoMount", "IncludeCacheInBackup" })
         {
             Contract.Mandatory(cmdlet, optional, false);
         }
         Contract.Type(cmdlet, "Credential", typeof(PSCredential));
         Contract.Type(cmdlet, "PolicyPath", typeof(string[]));
         Contract.Type(cmdlet, "NoMount", typeof(SwitchParameter));
+        Contract.Type(cmdlet, "IncludeCacheInBackup", typeof(SwitchParameter));
         Contract.ShouldProcess(cmdlet, ConfirmImpact.Medium);
         Contract.Outputs(cmdlet, "GeoDrive.Api.DriveInfo");
     }

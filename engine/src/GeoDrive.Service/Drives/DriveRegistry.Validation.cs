@@ -25,7 +25,11 @@ public sealed partial class DriveRegistry
         {
             ValidateInPlace(request);
         }
-        else if (!Path.IsPathFullyQualified(request.CachePath) || !Path.IsPathFullyQualified(request.MountPath ?? ""))
+        else if (string.IsNullOrEmpty(request.MountPath))
+        {
+            throw Invalid("No mount path was given: on Linux the drive is mounted at an empty folder of its own.", "Give -MountPath, e.g. /mnt/demo.");
+        }
+        else if (!Path.IsPathFullyQualified(request.CachePath) || !Path.IsPathFullyQualified(request.MountPath))
         {
             throw Invalid("CachePath and MountPath must be absolute paths.", "Give full paths, e.g. /srv/demo-cache and /mnt/demo.");
         }

@@ -18,7 +18,8 @@ public sealed class NewCloudDriveCommand : GeoDriveCmdlet
     [ValidateNotNullOrEmpty]
     public string CachePath { get; set; } = "";
 
-    [Parameter(Mandatory = true)]
+    /// <summary>Linux: the empty folder where the drive is mounted (required there). Windows: left out; the cache folder is the drive.</summary>
+    [Parameter]
     [ValidateNotNullOrEmpty]
     public string MountPath { get; set; } = "";
 
@@ -55,13 +56,17 @@ public sealed class NewCloudDriveCommand : GeoDriveCmdlet
     [Parameter]
     public SwitchParameter NoMount { get; set; }
 
+    /// <summary>Windows: let backup products copy the cache folder (by default it is listed in FilesNotToBackup). No effect on Linux.</summary>
+    [Parameter]
+    public SwitchParameter IncludeCacheInBackup { get; set; }
+
     #endregion
 
     protected override void ProcessRecord()
     {
         var cachePath = ResolveLocalPath(CachePath);
-        var mountPath = ResolveLocalPath(MountPath);
-        var target = $"{Name} (bucket '{Bucket}' at {Endpoint}, cache {cachePath}, mount {mountPath})";
+        var mountPath = MountPath.Length == 0 ? "" : ResolveLocalPath(MountPath);
+        var target = $"{Name} (bucket '{Bucket}' at {Endpoint}, cache {cachePath}, {(mountPath.Length == 0 ? "served in place" : "mount " + mountPath)})";
         if (!ShouldProcess(target, NoMount ? "Create cloud drive" : "Create and mount cloud drive"))
         {
             return;
@@ -80,6 +85,7 @@ public sealed class NewCloudDriveCommand : GeoDriveCmdlet
             SecretKey = Credential.GetNetworkCredential().Password,
             Region = Region,
             Mount = !NoMount,
+            IncludeCacheInBackup = IncludeCacheInBackup,
         };
         // A refused drive leaves nothing to go on with: terminating, so `$ErrorActionPreference` need not be Stop.
         try

@@ -46,6 +46,11 @@ public sealed class StartGeoDriveServiceCommand : GeoDriveCmdlet
             WriteObject(running);
             return;
         }
+        // Windows, service installed (docs/windows.md): the SCM starts it, as LocalSystem, with its own arguments.
+        if (OperatingSystem.IsWindows() && ServicePath is null && StatePath is null && SocketPath is null && StartThroughScm(probe, socketPath))
+        {
+            return;
+        }
         if (!File.Exists(binary))
         {
             ThrowTerminatingError(NewError(ModuleErrorIds.ServiceBinaryNotFound, ErrorKind.ObjectNotFound,
@@ -94,6 +99,53 @@ public sealed class StartGeoDriveServiceCommand : GeoDriveCmdlet
                 throw new PipelineStoppedException();
             }
         }
+    }
+
+    /// <summary>False when the service is not installed (then the binary is started as on Linux).</summary>
+    private bool StartThroughScm(GeoDriveClient probe, string socketPath)
+    {
+        if (!WindowsServiceControl.IsInstalled())
+        {
+            return false;
+        }
+        if (!ShouldProcess($"Windows service '{WindowsServiceControl.ServiceName}'", "Start"))
+        {
+            return true;
+        }
+        var (outcome, output) = WindowsServiceControl.Start();
+        switch (outcome)
+        {
+            case ScmOutcome.NotInstalled:
+                return false;
+            case ScmOutcome.AccessDenied:
+                ThrowTerminatingError(NewError(ModuleErrorIds.ServiceStartFailed, ErrorKind.PermissionDenied,
+                    Messages.ServiceScmRefused(output.Trim()), Messages.ServiceScmRemedy, WindowsServiceControl.ServiceName));
+                break;
+            case ScmOutcome.Failed:
+                ThrowTerminatingError(NewError(ModuleErrorIds.ServiceStartFailed, ErrorKind.InvalidOperation,
+                    Messages.ServiceScmRefused(output.Trim()), Messages.ServiceScmRemedy, WindowsServiceControl.ServiceName));
+                break;
+        }
+        var deadline = DateTime.UtcNow + StartTimeout;
+        var progress = new ProgressRecord(1, "Start-GeoDriveService", $"Waiting for the Windows service on {socketPath}");
+        ServiceInfo? info;
+        while ((info = TryGetService(probe)) is null)
+        {
+            if (DateTime.UtcNow > deadline)
+            {
+                ThrowTerminatingError(NewError(ModuleErrorIds.ServiceStartFailed, ErrorKind.ResourceUnavailable,
+                    Messages.ServiceStartTimeout(socketPath, (int)StartTimeout.TotalSeconds, "the Application event log (source GeoDrive)"), Messages.ServiceScmRemedy, WindowsServiceControl.ServiceName));
+            }
+            WriteProgress(progress);
+            if (Cancellation.WaitHandle.WaitOne(TimeSpan.FromMilliseconds(200)))
+            {
+                throw new PipelineStoppedException();
+            }
+        }
+        progress.RecordType = ProgressRecordType.Completed;
+        WriteProgress(progress);
+        WriteObject(info);
+        return true;
     }
 
     private ServiceInfo? TryGetService(GeoDriveClient client)

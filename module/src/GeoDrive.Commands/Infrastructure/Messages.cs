@@ -30,6 +30,11 @@ internal static class Messages
     public static string ServiceStopTimeout(int processId, int seconds) =>
         $"The GeoDrive service (process {processId}) did not stop within {seconds} s.";
 
+    public const string ServiceScmRemedy = "Run PowerShell as an Administrator; check the service with 'Get-Service GeoDrive' and the Application event log (source GeoDrive).";
+
+    public static string ServiceScmRefused(string scOutput) =>
+        $"The Service Control Manager did not start the Windows service 'GeoDrive': {scOutput}";
+
     public static string ServiceAlreadyRunning(string socketPath, int processId) =>
         $"The GeoDrive service is already running on '{socketPath}' (process {processId}).";
 }

@@ -64,11 +64,18 @@ internal static partial class ServiceProcess
         }
     }
 
-    /// <summary>Asks the service to stop: SIGTERM on Unix (it dismounts its drives), a kill elsewhere.</summary>
+    /// <summary>
+    /// Asks the service to stop: SIGTERM on Unix (it dismounts its drives); on Windows the SCM's stop
+    /// when it is the installed service "GeoDrive" (the host then stops cleanly), else a kill.
+    /// </summary>
     public static void Terminate(int processId)
     {
         if (OperatingSystem.IsWindows())
         {
+            if (WindowsServiceControl.RunningProcessId() == processId && WindowsServiceControl.Stop().Outcome is ScmOutcome.Done or ScmOutcome.NotRunning)
+            {
+                return;
+            }
             using var process = Process.GetProcessById(processId);
             process.Kill();
             return;
