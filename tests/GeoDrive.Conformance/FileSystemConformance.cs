@@ -39,9 +39,10 @@ public abstract class FileSystemConformance : IAsyncLifetime
     private readonly TempDirectory _mountFolder = new("mnt");
     private IMountedDrive? _mounted;
 
-    protected FileSystemConformance(S3ServerFixture s3)
+    /// <param name="stateOutsideCache">The front end serves the cache folder itself (ProjFS), so the engine's state is kept beside it, as the Windows service keeps it.</param>
+    protected FileSystemConformance(S3ServerFixture s3, bool stateOutsideCache = false)
     {
-        Rig = new DriveRig(s3, Policy);
+        Rig = new DriveRig(s3, Policy, stateOutsideCache: stateOutsideCache);
     }
 
     protected DriveRig Rig { get; }
@@ -218,7 +219,7 @@ public abstract class FileSystemConformance : IAsyncLifetime
         Assert.False(File.Exists(Mounted(".geodrive/index.db")));
         var refused = Record.Exception(() => Directory.CreateDirectory(Mounted(".geodrive/mine")));
         Assert.True(refused is UnauthorizedAccessException or IOException, $"expected a refusal, got {refused}");
-        Assert.True(File.Exists(Rig.Local(".geodrive/index.db")));
+        Assert.True(File.Exists(Rig.IndexPath));
     }
 
     [ConformanceFact]

@@ -121,10 +121,23 @@ public sealed class NotificationMappingTests
         Assert.True(_mapper.Map(PrjNotification.PreDelete, @".geodrive\index-log.db", false, null, engine).Allow);
     }
 
+    [Theory]
+    [InlineData(PrjNotification.NewFileCreated, ".geodrive", true)]
+    [InlineData(PrjNotification.NewFileCreated, @".geodrive\mine", true)]
+    [InlineData(PrjNotification.FileOpened, @".geodrive\index.db", false)]
+    [InlineData(PrjNotification.FileOverwritten, @".geodrive\index.db", false)]
+    public void As_under_FUSE_others_may_not_create_or_open_anything_in_the_engines_folder(PrjNotification notification, string path, bool isDirectory)
+    {
+        Assert.False(_mapper.Map(notification, path, isDirectory, null, Word).Allow);
+
+        var engine = new Caller(Service, "GeoDrive.Service.exe");
+        Assert.True(_mapper.Map(notification, path, isDirectory, null, engine).Allow);
+        Assert.True(_mapper.Map(notification, ".geodrive-notes.txt", false, null, Word).Allow);
+    }
+
     [Fact]
     public void Nothing_in_the_engines_folder_reaches_the_engine()
     {
-        Assert.Equal(EngineCall.None, _mapper.Map(PrjNotification.NewFileCreated, @".geodrive\tmp", false, null, Word).Call);
         Assert.Equal(EngineCall.None, _mapper.Map(PrjNotification.FileHandleClosedFileModified, @".geodrive\index.db", false, null, Word).Call);
         Assert.Equal(EngineCall.Deleted, _mapper.Map(PrjNotification.FileRenamed, "a.txt", false, @".geodrive\a.txt", Word).Call);
     }

@@ -11,7 +11,7 @@ namespace GeoDrive.Mount.ProjFS.Tests;
 /// </summary>
 [SupportedOSPlatform("windows")]
 [ConformanceRunsOn("windows", "ProjFS exists only on Windows (Client-ProjFS); here the ProjFS front end is verified by compilation, and the suite runs in .github/workflows/windows.yml")]
-public sealed class ProjFsConformanceTests(S3ServerFixture s3) : FileSystemConformance(s3), IClassFixture<S3ServerFixture>
+public sealed class ProjFsConformanceTests(S3ServerFixture s3) : FileSystemConformance(s3, stateOutsideCache: true), IClassFixture<S3ServerFixture>
 {
     protected override Task<IMountedDrive> MountAsync(IDriveFileSystem drive, string mountPath) =>
         // ProjFS has no separate mount path: the cache folder itself is the virtualization root.

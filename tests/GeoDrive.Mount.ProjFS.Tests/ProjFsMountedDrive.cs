@@ -22,7 +22,7 @@ public sealed class ProjFsMountedDrive : IMountedDrive
         var projection = new FileEntryProjection(
             folder => rig.Engine.FindFiles(folder.Length == 0 ? "**" : folder + "/**"),
             drive.IsInternalPath);
-        _mount = ProjFsMount.Mount(drive, projection, new RigHydrationGate(rig), new ProjFsMountOptions { DriveName = "test", ChunkSize = 1024 * 1024, ReportOwnProcess = true });
+        _mount = ProjFsMount.Mount(drive, projection, new RigHydrationGate(rig), new ProjFsMountOptions { DriveName = "test", ChunkSize = 1024 * 1024, ReportOwnProcess = true, StatePath = rig.StatePath });
         rig.Engine.LocalStubs = _mount;
     }
 
@@ -55,13 +55,14 @@ public sealed class ProjFsMountedDrive : IMountedDrive
     }
 
     /// <summary>
-    /// Stand-in for the Service's gate (not written yet, docs/windows.md): the process rule from the
-    /// drive's policy, and "hydrated" recorded straight in the index as the engine's recall would.
+    /// The rig's gate: the process rule from the drive's policy, and "hydrated" recorded in the index as
+    /// the engine's recall would (the Service's IndexHydrationGate does the same over its own index; this
+    /// project may not reference the Service).
     /// </summary>
     private sealed class RigHydrationGate(DriveRig rig) : IHydrationGate
     {
         public ValueTask<OpenDecision> DecideRecallAsync(string path, Caller caller, CancellationToken cancellationToken = default) =>
-            ValueTask.FromResult(rig.Engine.Policy.ProcessTreatmentFor(caller.ImageName).Recall switch
+            ValueTask.FromResult(rig.Engine.TreatmentFor(caller).Recall switch
             {
                 RecallAction.Stream => OpenDecision.Stream,
                 RecallAction.Deny => OpenDecision.Deny,

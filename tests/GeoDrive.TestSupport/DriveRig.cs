@@ -32,12 +32,14 @@ public sealed class DriveRig : IAsyncDisposable
     /// <param name="cachePath">An empty folder for the cache (e.g. on a small volume of the test's own); a temp folder by default.</param>
     /// <param name="multipartThreshold">Files above this go up in parts (16 MiB each when lower than the default).</param>
     /// <param name="endpoint">Another way to the same server (e.g. a <see cref="FaultProxy"/>); the server's own by default.</param>
-    public DriveRig(S3ServerFixture s3, string? policyYaml = null, string? cachePath = null, long multipartThreshold = 64L << 20, string? endpoint = null)
+    /// <param name="stateOutsideCache">Keep the engine's state (index) in a folder beside the cache, as the Windows service does; in "&lt;cache&gt;/.geodrive" by default.</param>
+    public DriveRig(S3ServerFixture s3, string? policyYaml = null, string? cachePath = null, long multipartThreshold = 64L << 20, string? endpoint = null, bool stateOutsideCache = false)
     {
         S3 = s3;
         Bucket = s3.CreateBucket();
         CachePath = cachePath ?? _temp.CreateSubdirectory("cache");
         Directory.CreateDirectory(CachePath);
+        StatePath = stateOutsideCache ? _temp.CreateSubdirectory("state") : Path.Combine(CachePath, DriveEngineOptions.InternalFolder);
         Store = new S3ObjectStore(new S3StoreOptions
         {
             Endpoint = new Uri(endpoint ?? s3.Endpoint),
@@ -55,6 +57,11 @@ public sealed class DriveRig : IAsyncDisposable
     public S3ServerFixture S3 { get; }
     public string Bucket { get; }
     public string CachePath { get; }
+
+    /// <summary>The engine's own folder (index.db): "&lt;cache&gt;/.geodrive", or outside the cache (stateOutsideCache).</summary>
+    public string StatePath { get; }
+
+    public string IndexPath => Path.Combine(StatePath, "index.db");
     public S3ObjectStore Store { get; }
     public PolicyEvaluator Policy { get; }
     public ManualClock Clock { get; } = new();
@@ -133,10 +140,10 @@ public sealed class DriveRig : IAsyncDisposable
         return bytes;
     }
 
-    private LiteDbFileIndex OpenIndex() => LiteDbFileIndex.Open(Path.Combine(CachePath, DriveEngineOptions.InternalFolder, "index.db"));
+    private LiteDbFileIndex OpenIndex() => LiteDbFileIndex.Open(IndexPath);
 
     private DriveEngine NewEngine() =>
-        new(new DriveEngineOptions { Name = "test", CachePath = CachePath }, Store, _index, Policy, Clock);
+        new(new DriveEngineOptions { Name = "test", CachePath = CachePath, InternalPath = StatePath }, Store, _index, Policy, Clock);
 
     public ValueTask DisposeAsync()
     {

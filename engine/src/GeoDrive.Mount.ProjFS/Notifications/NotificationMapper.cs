@@ -74,6 +74,9 @@ public sealed class NotificationMapper(Func<string, bool> isInternal, int ownPro
                 return (isInternal(path) || isInternal(destination)) && !own
                     ? EngineAction.Refuse(path, caller, isDirectory)
                     : None(path, caller, isDirectory);
+            case PrjNotification.NewFileCreated or PrjNotification.FileOpened or PrjNotification.FileOverwritten when isInternal(path) && !own:
+                // As FUSE refuses every path under .geodrive: nobody but the engine makes or opens it (ProjFS fails the create or open).
+                return EngineAction.Refuse(path, caller, isDirectory);
             case PrjNotification.PreSetHardlink:
                 // One file under two names would be two objects (the FUSE mount refuses links too).
                 return EngineAction.Refuse(path, caller, isDirectory);
