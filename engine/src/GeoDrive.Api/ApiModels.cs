@@ -49,7 +49,10 @@ public sealed class CloudFileInfo
     public long Size { get; init; }
     public DateTimeOffset Modified { get; init; }
     public DateTimeOffset LastAccess { get; init; }
+    /// <summary>Kept local: never stubbed by the access wait or the cache thresholds.</summary>
     public bool Pinned { get; init; }
+    /// <summary>Why Pinned: "Cmdlet" (Set-CloudFile -Pin), "Policy" (a pin rule), or null.</summary>
+    public string? PinnedBy { get; init; }
     public string? ObjectKey { get; init; }
     public string? ETag { get; init; }
     public string? Checksum { get; init; }
@@ -62,6 +65,8 @@ public sealed class FileActionRequest
     public string[] Paths { get; init; } = [];
     /// <summary>True: the paths are literal (no wildcard expansion).</summary>
     public bool Literal { get; init; }
+    /// <summary>Invoke-ForceStub -Force: stub pinned files too.</summary>
+    public bool Force { get; init; }
 }
 
 /// <summary>What happened to one file of a force-stub or force-upload.</summary>
