@@ -76,3 +76,27 @@ public sealed class EventAndPinTests(GeoDrive.TestSupport.S3ServerFixture s3) : 
         Assert.Equal("FileNotFound,GeoDrive.Commands.SetCloudFileCommand", missing.FullyQualifiedErrorId);
     }
 }
+
+/// <summary>Tab completion of drive names, asked of the running service, on every -Drive and -Name.</summary>
+[Collection(EndToEndCollection.Name)]
+public sealed class DriveNameCompletionTests(GeoDrive.TestSupport.S3ServerFixture s3) : ServiceTests
+{
+    [Theory]
+    [InlineData("Get-CloudDriveEvent -Drive ")]
+    [InlineData("Set-CloudFile -Pin -Path x -Drive ")]
+    [InlineData("Get-CloudFile -Drive ")]
+    [InlineData("Get-CloudDrive -Name ")]
+    [InlineData("Remove-CloudDrive -Name ")]
+    public void Drive_names_complete_with_Tab(string line)
+    {
+        using var d = new DriveScenario(s3, DriveScenario.Policy());
+        Ps.Invoke(DriveScenario.NewDriveScript.Replace("-PolicyPath $policy", "-PolicyPath $policy -NoMount", StringComparison.Ordinal), d.Variables());
+        Assert.Empty(Ps.LastErrors);
+        var typed = line + d.Name[..3];
+
+        var completions = Ps.Invoke("(TabExpansion2 -inputScript $typed -cursorColumn $typed.Length).CompletionMatches.CompletionText",
+            new Dictionary<string, object?> { ["typed"] = typed }).Select(o => o.ToString()).ToList();
+
+        Assert.Contains(d.Name, completions);
+    }
+}
