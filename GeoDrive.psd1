@@ -36,6 +36,9 @@
     'Test-CloudPolicy'
     'Get-CloudPolicy'
     'Get-CloudPolicyDecision'
+    # issue 5, adminsurface
+    'Get-CloudDriveEvent'
+    'Set-CloudFile'
   )
   FunctionsToExport    = @()
   AliasesToExport      = @()

@@ -7,15 +7,21 @@ public sealed class DriveInfo
     public required string CachePath { get; init; }
     public required string MountPath { get; init; }
     public required string Endpoint { get; init; }
+    /// <summary>Every endpoint URL of the drive, <see cref="Endpoint"/> first.</summary>
+    public string[] Endpoints { get; init; } = [];
     public required string Bucket { get; init; }
     public string Prefix { get; init; } = "";
     public string[] PolicyPaths { get; init; } = [];
     public bool Mounted { get; init; }
     /// <summary>Uploads paused (Suspend-CloudDrive).</summary>
     public bool Suspended { get; init; }
-    /// <summary>How the service authenticates: "AccessKey" (the key id is shown, never the secret).</summary>
-    public string CredentialKind { get; init; } = "AccessKey";
+    /// <summary>How the service authenticates: "Credential" (a key pair given with -Credential) or "Profile" (an AWS profile). Never the secret.</summary>
+    public string CredentialKind { get; init; } = "Credential";
+    /// <summary>The access key id, masked but for its last 4 characters (all masked when shorter than 12).</summary>
     public string? AccessKeyId { get; init; }
+    /// <summary>The AWS profile of a "Profile" drive, and the credentials file it was read from (null: the default files).</summary>
+    public string? ProfileName { get; init; }
+    public string? ProfileLocation { get; init; }
     public long FileCount { get; init; }
     public long DirtyCount { get; init; }
     public long CachedCount { get; init; }
@@ -32,10 +38,17 @@ public sealed class NewDriveRequest
     public required string Bucket { get; init; }
     public string Prefix { get; init; } = "";
     public string[] PolicyPaths { get; init; } = [];
-    public required string AccessKey { get; init; }
-    public required string SecretKey { get; init; }
+    /// <summary>-Credential: the access key pair, kept only by the service in its protected store.</summary>
+    public string AccessKey { get; init; } = "";
+    public string SecretKey { get; init; } = "";
+    /// <summary>-ProfileName: an AWS profile the service reads at every drive start, instead of a key pair.</summary>
+    public string? ProfileName { get; init; }
+    /// <summary>-ProfileLocation: the credentials file holding the profile (default: the service user's ~/.aws).</summary>
+    public string? ProfileLocation { get; init; }
     public string Region { get; init; } = "us-east-1";
     public bool ForcePathStyle { get; init; } = true;
+    /// <summary>More URLs of the same store, used round-robin with <see cref="Endpoint"/>; a failing one is taken out and probed back in.</summary>
+    public string[] AdditionalEndpoints { get; init; } = [];
     /// <summary>Mount right away (default). False only records the drive.</summary>
     public bool Mount { get; init; } = true;
     /// <summary>
@@ -54,7 +67,10 @@ public sealed class CloudFileInfo
     public long Size { get; init; }
     public DateTimeOffset Modified { get; init; }
     public DateTimeOffset LastAccess { get; init; }
+    /// <summary>Kept local: never stubbed by the access wait or the cache thresholds.</summary>
     public bool Pinned { get; init; }
+    /// <summary>Why Pinned: "Cmdlet" (Set-CloudFile -Pin), "Policy" (a pin rule), or null.</summary>
+    public string? PinnedBy { get; init; }
     public string? ObjectKey { get; init; }
     public string? ETag { get; init; }
     public string? Checksum { get; init; }
@@ -67,6 +83,8 @@ public sealed class FileActionRequest
     public string[] Paths { get; init; } = [];
     /// <summary>True: the paths are literal (no wildcard expansion).</summary>
     public bool Literal { get; init; }
+    /// <summary>Invoke-ForceStub -Force: stub pinned files too.</summary>
+    public bool Force { get; init; }
 }
 
 /// <summary>What happened to one file of a force-stub or force-upload.</summary>

@@ -10,17 +10,23 @@ public sealed class NewCloudDriveTests(ModuleSession session) : CmdletTests(sess
     public void Its_parameter_contract_is_as_documented()
     {
         var cmdlet = Session.Command("New-CloudDrive");
-        Contract.Parameters(cmdlet, "Name", "CachePath", "MountPath", "Endpoint", "Bucket", "Prefix", "Credential", "PolicyPath", "Region", "NoMount", "IncludeCacheInBackup");
-        foreach (var mandatory in new[] { "Name", "CachePath", "Endpoint", "Bucket", "Credential" })
+        Contract.Parameters(cmdlet, "Name", "CachePath", "MountPath", "Endpoint", "Bucket", "Prefix", "Credential", "ProfileName", "ProfileLocation", "PolicyPath", "Region", "NoMount", "IncludeCacheInBackup");
+        foreach (var mandatory in new[] { "Name", "CachePath", "Endpoint", "Bucket" })
         {
             Contract.Mandatory(cmdlet, mandatory, true);
         }
+        // -Credential or an AWS profile: two parameter sets.
+        Contract.Mandatory(cmdlet, "Credential", true, "Credential");
+        Contract.Mandatory(cmdlet, "ProfileName", true, "Profile");
+        Contract.Mandatory(cmdlet, "ProfileLocation", false, "Profile");
+        Assert.Equal("Credential", cmdlet.DefaultParameterSet);
         // MountPath is required by a Linux service (FUSE) and left out on Windows (ProjFS serves the cache in place).
         foreach (var optional in new[] { "MountPath", "Prefix", "PolicyPath", "Region", "NoMount", "IncludeCacheInBackup" })
         {
             Contract.Mandatory(cmdlet, optional, false);
         }
         Contract.Type(cmdlet, "Credential", typeof(PSCredential));
+        Contract.Type(cmdlet, "Endpoint", typeof(string[]));
         Contract.Type(cmdlet, "PolicyPath", typeof(string[]));
         Contract.Type(cmdlet, "NoMount", typeof(SwitchParameter));
         Contract.Type(cmdlet, "IncludeCacheInBackup", typeof(SwitchParameter));
@@ -71,4 +77,19 @@ public sealed class NewCloudDriveTests(ModuleSession session) : CmdletTests(sess
         Assert.Empty(Session.LastErrors);
         Assert.Empty(output);
     }
+
+    [Fact]
+    public void Credential_and_ProfileName_cannot_be_given_together()
+    {
+        var error = Session.InvokeExpectingError(NewDrive + " -ProfileName backup -WhatIf");
+        Assert.Equal("AmbiguousParameterSet,GeoDrive.Commands.NewCloudDriveCommand", error.FullyQualifiedErrorId);
+    }
+
+    [Fact]
+    public void A_profile_drive_goes_to_the_service_without_a_credential() =>
+        AssertServiceNotRunning("New-CloudDrive -Name d1 -CachePath ./cache -MountPath mnt -Endpoint http://127.0.0.1:9 -Bucket b -ProfileName backup -ProfileLocation ./credentials", "NewCloudDriveCommand");
+
+    [Fact]
+    public void Several_endpoints_bind_to_Endpoint() =>
+        AssertServiceNotRunning(Credential + "New-CloudDrive -Name d1 -CachePath ./cache -MountPath mnt -Endpoint http://127.0.0.1:9, http://127.0.0.1:10 -Bucket b -Credential $cred", "NewCloudDriveCommand");
 }

@@ -48,4 +48,9 @@ public static class ErrorIds
     public const string ServiceNotRunning = "ServiceNotRunning";
     public const string ServiceAccessDenied = "ServiceAccessDenied";
     public const string InvalidRequest = "InvalidRequest";
+
+    // Issue 5: pins and credentials (adminsurface)
+    public const string FilePinned = "FilePinned";
+    public const string CredentialProfileNotFound = "CredentialProfileNotFound";
+    public const string CredentialMissing = "CredentialMissing";
 }

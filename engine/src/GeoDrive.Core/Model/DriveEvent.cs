@@ -23,4 +23,6 @@ public enum DriveEventKind
     Service,
     /// <summary>The bucket brought something new: stubs and folders from a folder sync or lookup, a newer version found at open.</summary>
     Sync,
+    /// <summary>Set-CloudFile -Pin / -Unpin.</summary>
+    Pin,
 }

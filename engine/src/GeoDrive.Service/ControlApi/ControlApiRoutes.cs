@@ -40,27 +40,30 @@ public static class ControlApiRoutes
         app.MapGet(ApiRoutes.Drives + "/{name}/files", (string name, string? path, DriveRegistry drives) =>
         {
             var engine = drives.Engine(name);
-            return engine.FindFiles(string.IsNullOrEmpty(path) ? "**" : path).OrderBy(e => e.Path, StringComparer.Ordinal).Select(e => Describe(engine.Name, e)).ToList();
+            return engine.FindFiles(string.IsNullOrEmpty(path) ? "**" : path).OrderBy(e => e.Path, StringComparer.Ordinal).Select(e => Describe(engine, e)).ToList();
         });
         app.MapPost(ApiRoutes.Drives + "/{name}/files/stub", (string name, FileActionRequest request, DriveRegistry drives, CancellationToken ct) =>
-            ForEachFileAsync(drives.Engine(name), request, (engine, path, c) => engine.StubAsync(path, c), ct));
+            ForEachFileAsync(drives.Engine(name), request, (engine, path, c) => engine.ForceStubAsync(path, request.Force, c), ct));
         app.MapPost(ApiRoutes.Drives + "/{name}/files/upload", (string name, FileActionRequest request, DriveRegistry drives, CancellationToken ct) =>
             ForEachFileAsync(drives.Engine(name), request, (engine, path, c) => engine.UploadAsync(path, c), ct));
         app.MapPost(ApiRoutes.Drives + "/{name}/files/recall", (string name, FileActionRequest request, DriveRegistry drives, CancellationToken ct) =>
             ForEachFileAsync(drives.Engine(name), request, (engine, path, c) => engine.RecallAsync(path, c), ct));
 
         PolicyRoutes.Map(app);
+        EventRoutes.Map(app);
+        PinRoutes.Map(app);
     }
 
-    public static CloudFileInfo Describe(string drive, FileEntry e) => new()
+    public static CloudFileInfo Describe(DriveEngine engine, FileEntry e) => new()
     {
-        Drive = drive,
+        Drive = engine.Name,
         Path = e.Path,
         State = e.State.ToString(),
         Size = e.Size,
         Modified = e.ModifiedUtc,
         LastAccess = e.LastAccessUtc,
-        Pinned = e.Pinned,
+        Pinned = engine.IsPinned(e),
+        PinnedBy = e.Pinned ? "Cmdlet" : engine.Policy.IsPinned(e.Path) ? "Policy" : null,
         ObjectKey = e.ObjectKey,
         ETag = e.ETag,
         Checksum = e.Checksum,
@@ -68,7 +71,7 @@ public static class ControlApiRoutes
     };
 
     /// <summary>Runs an action on every file a request names; one file's refusal is its own result, not the request's.</summary>
-    private static async Task<List<FileActionResult>> ForEachFileAsync(
+    internal static async Task<List<FileActionResult>> ForEachFileAsync(
         DriveEngine engine, FileActionRequest request, Func<DriveEngine, string, CancellationToken, Task<FileEntry>> action, CancellationToken cancellationToken)
     {
         var paths = new List<string>();

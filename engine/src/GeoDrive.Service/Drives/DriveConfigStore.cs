@@ -1,4 +1,6 @@
+using System.Security.Cryptography;
 using System.Text.Json;
+using GeoDrive.Core.Errors;
 
 namespace GeoDrive.Service.Drives;
 
@@ -27,6 +29,7 @@ public sealed class DriveConfigStore
             File.SetUnixFileMode(home, UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.UserExecute);
             File.SetUnixFileMode(CredentialsFolder, UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.UserExecute);
         }
+        TightenCredentialFiles();
     }
 
     private string DrivesFile => Path.Combine(_home, "drives.json");
@@ -51,18 +54,57 @@ public sealed class DriveConfigStore
         }
     }
 
-    public DriveCredential LoadCredential(string driveName) =>
-        JsonSerializer.Deserialize<DriveCredential>(File.ReadAllText(CredentialFile(driveName)), Json)
-        ?? throw new InvalidDataException($"The credential file of drive '{driveName}' is empty.");
+    // Credentials (issue 5): the only place a secret is kept. Linux: a JSON file per drive, mode 0600 and
+    // owned by the service's user (root), in a 0700 folder of the service's home, never in drives.json.
+    // Windows: the same file's bytes protected with DPAPI (machine scope: the service may run as any
+    // account of the machine's Administrators; ACLs of the state folder keep others out).
+
+    public DriveCredential LoadCredential(string driveName)
+    {
+        var path = CredentialFile(driveName);
+        if (!File.Exists(path))
+        {
+            throw new GeoDriveException(ErrorIds.CredentialMissing, ErrorKind.ObjectNotFound,
+                $"The protected credential of drive '{driveName}' is missing.",
+                "Remove the drive with Remove-CloudDrive (its cache and bucket stay) and create it again with -Credential or -ProfileName.");
+        }
+        var bytes = Unprotect(File.ReadAllBytes(path));
+        return JsonSerializer.Deserialize<DriveCredential>(bytes, Json)
+            ?? throw new InvalidDataException($"The credential file of drive '{driveName}' is empty.");
+    }
 
     public void SaveCredential(string driveName, DriveCredential credential) =>
-        WriteAtomically(CredentialFile(driveName), JsonSerializer.Serialize(credential, Json));
+        WriteAtomically(CredentialFile(driveName), Protect(JsonSerializer.SerializeToUtf8Bytes(credential, Json)));
 
     public void DeleteCredential(string driveName) => File.Delete(CredentialFile(driveName));
 
-    private string CredentialFile(string driveName) => Path.Combine(CredentialsFolder, driveName + ".json");
+    /// <summary>The file holding a drive's key pair (for tests and the administrator's audit).</summary>
+    public string CredentialFile(string driveName) => Path.Combine(CredentialsFolder, driveName + ".json");
 
-    private static void WriteAtomically(string path, string content)
+    /// <summary>Files written by an older service, or loosened by hand, are made root-only again at start.</summary>
+    private void TightenCredentialFiles()
+    {
+        if (OperatingSystem.IsWindows())
+        {
+            return;
+        }
+        foreach (var file in Directory.EnumerateFiles(CredentialsFolder))
+        {
+            File.SetUnixFileMode(file, UnixFileMode.UserRead | UnixFileMode.UserWrite);
+        }
+    }
+
+    private static readonly byte[] Entropy = "GeoDrive drive credential v1"u8.ToArray();
+
+    private static byte[] Protect(byte[] plain) =>
+        OperatingSystem.IsWindows() ? ProtectedData.Protect(plain, Entropy, DataProtectionScope.LocalMachine) : plain;
+
+    private static byte[] Unprotect(byte[] stored) =>
+        OperatingSystem.IsWindows() ? ProtectedData.Unprotect(stored, Entropy, DataProtectionScope.LocalMachine) : stored;
+
+    private static void WriteAtomically(string path, string content) => WriteAtomically(path, System.Text.Encoding.UTF8.GetBytes(content));
+
+    private static void WriteAtomically(string path, byte[] content)
     {
         var temp = path + ".tmp";
         var options = new FileStreamOptions { Mode = FileMode.Create, Access = FileAccess.Write };
@@ -71,10 +113,8 @@ public sealed class DriveConfigStore
             options.UnixCreateMode = UnixFileMode.UserRead | UnixFileMode.UserWrite;
         }
         using (var stream = new FileStream(temp, options))
-        using (var writer = new StreamWriter(stream))
         {
-            writer.Write(content);
-            writer.Flush();
+            stream.Write(content);
             stream.Flush(flushToDisk: true);
         }
         File.Move(temp, path, overwrite: true);

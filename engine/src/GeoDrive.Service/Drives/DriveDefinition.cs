@@ -7,6 +7,8 @@ public sealed class DriveDefinition
     public required string CachePath { get; init; }
     public required string MountPath { get; init; }
     public required string Endpoint { get; init; }
+    /// <summary>More URLs of the same store (New-CloudDrive -Endpoint a, b …), round-robin with <see cref="Endpoint"/>.</summary>
+    public string[] AdditionalEndpoints { get; init; } = [];
     public required string Bucket { get; init; }
     public string Prefix { get; init; } = "";
     public string Region { get; init; } = "us-east-1";
@@ -21,6 +23,10 @@ public sealed class DriveDefinition
 
     /// <summary>Windows: leave the cache folder to backup products (no FilesNotToBackup value); New-CloudDrive -IncludeCacheInBackup.</summary>
     public bool IncludeCacheInBackup { get; init; }
+    /// <summary>"Credential": the key pair is in the protected store (credentials/NAME); "Profile": read from an AWS profile at every start.</summary>
+    public string CredentialKind { get; init; } = DriveCredential.KindCredential;
+    public string? ProfileName { get; init; }
+    public string? ProfileLocation { get; init; }
 }
 
 /// <summary>The access key pair of one drive, kept in a root-only file.</summary>
@@ -28,6 +34,12 @@ public sealed class DriveCredential
 {
     public required string AccessKey { get; init; }
     public required string SecretKey { get; init; }
+
+    public const string KindCredential = "Credential";
+    public const string KindProfile = "Profile";
+
+    /// <summary>What Get-CloudDrive may show of an access key id: its last 4 characters, if it is long enough to keep the rest hidden.</summary>
+    public static string Mask(string accessKey) => accessKey.Length >= 12 ? new string('*', accessKey.Length - 4) + accessKey[^4..] : "****";
 
     // Never let a secret reach a log through ToString.
     public override string ToString() => $"AccessKey {AccessKey}";

@@ -39,6 +39,7 @@ public sealed class DriveHost : IAsyncDisposable
 
     public string? LastError { get; set; }
 
+    /// <summary>Masked (<see cref="DriveCredential.Mask"/>): the only part of the credential a DriveInfo carries.</summary>
     public string? AccessKeyId { get; private init; }
 
     /// <summary>The drive's policy files and the last good policy made of them.</summary>
@@ -87,7 +88,7 @@ public sealed class DriveHost : IAsyncDisposable
             await engine.StartAsync(cancellationToken);
             return new DriveHost(definition, index, store, engine, platform.FrontEnd, context)
             {
-                AccessKeyId = credential.AccessKey,
+                AccessKeyId = DriveCredential.Mask(credential.AccessKey),
                 Policy = new PolicyFiles(definition.PolicyPaths, policy),
             };
         }
@@ -107,6 +108,7 @@ public sealed class DriveHost : IAsyncDisposable
         // Every upload and its parts may hold a connection at once.
         MaxConnectionsPerEndpoint = Math.Max(16, (policy?.Policy.UploadThreads.Value ?? PolicyDefaults.UploadThreads) * (policy?.Policy.MultipartUploadThreads.Value ?? PolicyDefaults.MultipartUploadThreads)),
         Endpoint = new Uri(definition.Endpoint),
+        AdditionalEndpoints = definition.AdditionalEndpoints.Select(u => new Uri(u)).ToArray(),
         Bucket = definition.Bucket,
         Prefix = definition.Prefix,
         Region = definition.Region,
@@ -136,13 +138,16 @@ public sealed class DriveHost : IAsyncDisposable
             CachePath = Definition.CachePath,
             MountPath = Definition.MountPath,
             Endpoint = Definition.Endpoint,
+            Endpoints = [Definition.Endpoint, .. Definition.AdditionalEndpoints],
             Bucket = Definition.Bucket,
             Prefix = Definition.Prefix,
             PolicyPaths = Definition.PolicyPaths,
             Mounted = IsMounted,
             Suspended = Engine.UploadsSuspended,
-            CredentialKind = "AccessKey",
+            CredentialKind = Definition.CredentialKind,
             AccessKeyId = AccessKeyId,
+            ProfileName = Definition.ProfileName,
+            ProfileLocation = Definition.ProfileLocation,
             FileCount = counts.Values.Sum(),
             DirtyCount = Count(FileState.Dirty) + Count(FileState.Uploading),
             CachedCount = Count(FileState.Cached),

@@ -72,17 +72,22 @@ public sealed partial class DriveRegistry
             throw new GeoDriveException(ErrorIds.MountPathNotEmpty, ErrorKind.InvalidArgument,
                 $"The mount path '{mount}' is not empty.", "Mount over an empty folder; move its contents away (or into the drive after mounting).");
         }
-        if (!Uri.TryCreate(request.Endpoint, UriKind.Absolute, out var endpoint) || (endpoint.Scheme != "http" && endpoint.Scheme != "https"))
-        {
-            throw Invalid($"'{request.Endpoint}' is not an http(s) endpoint URL.", "Give the S3 endpoint as a URL, e.g. http://127.0.0.1:9000 or https://s3.example.com.");
-        }
+        var endpoint = EndpointUrl(request.Endpoint);
+        var additional = (request.AdditionalEndpoints ?? []).Select(EndpointUrl).Select(u => u.ToString().TrimEnd('/'))
+            .Where(u => u != endpoint.ToString().TrimEnd('/')).Distinct().ToArray();
         if (string.IsNullOrWhiteSpace(request.Bucket))
         {
             throw Invalid("No bucket was given.", "Give the bucket name with -Bucket.");
         }
-        if (string.IsNullOrEmpty(request.AccessKey) || string.IsNullOrEmpty(request.SecretKey))
+        var byProfile = !string.IsNullOrWhiteSpace(request.ProfileName);
+        if (byProfile && (!string.IsNullOrEmpty(request.AccessKey) || !string.IsNullOrEmpty(request.SecretKey)))
         {
-            throw Invalid("No access key or secret key was given.", "Pass -Credential with the access key as user name and the secret key as password.");
+            throw Invalid("Both a credential and an AWS profile were given.", "Give either -Credential or -ProfileName.");
+        }
+        if (!byProfile && (string.IsNullOrEmpty(request.AccessKey) || string.IsNullOrEmpty(request.SecretKey)))
+        {
+            throw new GeoDriveException(ErrorIds.CredentialMissing, ErrorKind.InvalidArgument, "No access key and secret key, and no AWS profile, was given.",
+                "Pass -Credential with the access key as user name and the secret key as password, or -ProfileName with an AWS profile.");
         }
         var prefix = (request.Prefix ?? "").Trim('/');
         return new DriveDefinition
@@ -91,14 +96,23 @@ public sealed partial class DriveRegistry
             CachePath = cache,
             MountPath = mount,
             Endpoint = endpoint.ToString().TrimEnd('/'),
+            AdditionalEndpoints = additional,
             Bucket = request.Bucket,
             Prefix = prefix.Length == 0 ? "" : prefix + "/",
             Region = string.IsNullOrEmpty(request.Region) ? "us-east-1" : request.Region,
             ForcePathStyle = request.ForcePathStyle,
             PolicyPaths = request.PolicyPaths.Select(Path.GetFullPath).ToArray(),
             IncludeCacheInBackup = request.IncludeCacheInBackup,
+            CredentialKind = byProfile ? DriveCredential.KindProfile : DriveCredential.KindCredential,
+            ProfileName = byProfile ? request.ProfileName!.Trim() : null,
+            ProfileLocation = byProfile && !string.IsNullOrWhiteSpace(request.ProfileLocation) ? Path.GetFullPath(request.ProfileLocation) : null,
         };
     }
+
+    private static Uri EndpointUrl(string? url) =>
+        Uri.TryCreate(url, UriKind.Absolute, out var endpoint) && (endpoint.Scheme == "http" || endpoint.Scheme == "https")
+            ? endpoint
+            : throw Invalid($"'{url}' is not an http(s) endpoint URL.", "Give the S3 endpoint as a URL, e.g. http://127.0.0.1:9000 or https://s3.example.com.");
 
     /// <summary>
     /// Windows (ProjFS): the cache folder is what applications use, so there is no mount folder; a

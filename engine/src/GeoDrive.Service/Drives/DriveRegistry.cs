@@ -69,7 +69,9 @@ public sealed partial class DriveRegistry(ServiceOptions options, IClock clock, 
         {
             var definition = Validate(request);
             var policy = PolicySet.Load(definition.PolicyPaths);
-            var credential = new DriveCredential { AccessKey = request.AccessKey, SecretKey = request.SecretKey };
+            var credential = definition.CredentialKind == DriveCredential.KindProfile
+                ? LoadCredential(definition)
+                : new DriveCredential { AccessKey = request.AccessKey, SecretKey = request.SecretKey };
             using (var probe = new S3ObjectStore(DriveHost.StoreOptions(definition, credential)))
             {
                 await probe.CheckAccessAsync(cancellationToken);
@@ -90,11 +92,14 @@ public sealed partial class DriveRegistry(ServiceOptions options, IClock clock, 
                 await host.DisposeAsync();
                 throw;
             }
-            _config.SaveCredential(definition.Name, credential);
+            if (definition.CredentialKind == DriveCredential.KindCredential)
+            {
+                _config.SaveCredential(definition.Name, credential);
+            }
             _definitions.Add(definition);
             _config.SaveDefinitions(_definitions);
             _drives[definition.Name] = host;
-            _logger.LogInformation("Drive {Name} created: cache {Cache}, mount {Mount}, bucket {Bucket} at {Endpoint}", definition.Name, definition.CachePath, definition.MountPath, definition.Bucket, definition.Endpoint);
+            _logger.LogInformation("Drive {Name} created: cache {Cache}, mount {Mount}, bucket {Bucket} at {Endpoint}", definition.Name, definition.CachePath, definition.MountPath, definition.Bucket, string.Join(", ", definition.AdditionalEndpoints.Prepend(definition.Endpoint)));
             return host.ToInfo();
         }
         finally
@@ -255,7 +260,7 @@ public sealed partial class DriveRegistry(ServiceOptions options, IClock clock, 
     private async Task<DriveHost> StartDriveAsync(DriveDefinition definition, CancellationToken cancellationToken)
     {
         var policy = PolicySet.Load(definition.PolicyPaths);
-        var credential = _config.LoadCredential(definition.Name);
+        var credential = LoadCredential(definition);
         var host = await DriveHost.OpenAsync(definition, credential, policy, clock, loggers, platform, cancellationToken);
         host.Engine.UploadsSuspended = definition.Suspended;
         _drives[definition.Name] = host;
@@ -272,10 +277,14 @@ public sealed partial class DriveRegistry(ServiceOptions options, IClock clock, 
                 CachePath = definition.CachePath,
                 MountPath = definition.MountPath,
                 Endpoint = definition.Endpoint,
+                Endpoints = [definition.Endpoint, .. definition.AdditionalEndpoints],
                 Bucket = definition.Bucket,
                 Prefix = definition.Prefix,
                 PolicyPaths = definition.PolicyPaths,
                 LastError = _startErrors.GetValueOrDefault(definition.Name),
+                CredentialKind = definition.CredentialKind,
+                ProfileName = definition.ProfileName,
+                ProfileLocation = definition.ProfileLocation,
             };
 
     private DriveDefinition Definition(string name) =>

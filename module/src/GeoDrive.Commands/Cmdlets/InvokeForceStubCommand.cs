@@ -13,7 +13,7 @@ public sealed class InvokeForceStubCommand : FileActionCmdlet
 {
     #region Parameters
 
-    /// <summary>Skip the extra confirmation asked for a wildcard pattern (not -WhatIf).</summary>
+    /// <summary>Skip the extra confirmation asked for a wildcard pattern (not -WhatIf), and stub pinned files too.</summary>
     [Parameter]
     public SwitchParameter Force { get; set; }
 
@@ -22,7 +22,7 @@ public sealed class InvokeForceStubCommand : FileActionCmdlet
     protected override string Action => "Stub";
 
     protected override Task<FileActionResult[]> SendAsync(GeoDriveClient client, string drive, FileActionRequest request, CancellationToken cancellationToken) =>
-        client.StubAsync(drive, request, cancellationToken);
+        client.StubAsync(drive, new FileActionRequest { Paths = request.Paths, Literal = request.Literal, Force = Force }, cancellationToken);
 
     // A pattern can stub a whole tree, and recalling it all back costs time and egress: ask as for High impact.
     protected override bool Confirm(string target, bool pattern) =>

@@ -4,10 +4,13 @@ using GeoDrive.Api;
 namespace GeoDrive.Commands;
 
 /// <summary>Creates a cloud drive: a local cache folder in front of an S3 bucket, mounted at a path.</summary>
-[Cmdlet(VerbsCommon.New, "CloudDrive", SupportsShouldProcess = true, ConfirmImpact = ConfirmImpact.Medium)]
+[Cmdlet(VerbsCommon.New, "CloudDrive", DefaultParameterSetName = CredentialSet, SupportsShouldProcess = true, ConfirmImpact = ConfirmImpact.Medium)]
 [OutputType(typeof(DriveInfo))]
 public sealed class NewCloudDriveCommand : GeoDriveCmdlet
 {
+    private const string CredentialSet = "Credential";
+    private const string ProfileSet = "Profile";
+
     #region Parameters
 
     [Parameter(Mandatory = true, Position = 0)]
@@ -23,10 +26,10 @@ public sealed class NewCloudDriveCommand : GeoDriveCmdlet
     [ValidateNotNullOrEmpty]
     public string MountPath { get; set; } = "";
 
-    /// <summary>The S3 endpoint, e.g. https://s3.eu-west-1.amazonaws.com or http://127.0.0.1:9000.</summary>
+    /// <summary>The S3 endpoint, e.g. https://s3.eu-west-1.amazonaws.com or http://127.0.0.1:9000; several URLs of the same store are used round-robin, a failing one taken out.</summary>
     [Parameter(Mandatory = true)]
     [ValidateNotNullOrEmpty]
-    public string Endpoint { get; set; } = "";
+    public string[] Endpoint { get; set; } = [];
 
     [Parameter(Mandatory = true)]
     [ValidateNotNullOrEmpty]
@@ -36,11 +39,21 @@ public sealed class NewCloudDriveCommand : GeoDriveCmdlet
     [Parameter]
     public string Prefix { get; set; } = "";
 
-    /// <summary>UserName = access key id, Password = secret access key.</summary>
-    [Parameter(Mandatory = true)]
+    /// <summary>UserName = access key id, Password = secret access key; kept only by the service, in its protected store.</summary>
+    [Parameter(Mandatory = true, ParameterSetName = CredentialSet)]
     [Credential]
     [ValidateNotNull]
     public PSCredential Credential { get; set; } = PSCredential.Empty;
+
+    /// <summary>An AWS profile (shared credentials file) that the service reads at every drive start, instead of -Credential.</summary>
+    [Parameter(Mandatory = true, ParameterSetName = ProfileSet)]
+    [ValidateNotNullOrEmpty]
+    public string ProfileName { get; set; } = "";
+
+    /// <summary>The credentials file that holds -ProfileName (default: the service user's ~/.aws/credentials and config).</summary>
+    [Parameter(ParameterSetName = ProfileSet)]
+    [ValidateNotNullOrEmpty]
+    public string ProfileLocation { get; set; } = "";
 
     /// <summary>Policy files, applied in order (later scalars override, lists concatenate).</summary>
     [Parameter]
@@ -66,7 +79,7 @@ public sealed class NewCloudDriveCommand : GeoDriveCmdlet
     {
         var cachePath = ResolveLocalPath(CachePath);
         var mountPath = MountPath.Length == 0 ? "" : ResolveLocalPath(MountPath);
-        var target = $"{Name} (bucket '{Bucket}' at {Endpoint}, cache {cachePath}, {(mountPath.Length == 0 ? "served in place" : "mount " + mountPath)})";
+        var target = $"{Name} (bucket '{Bucket}' at {string.Join(", ", Endpoint)}, cache {cachePath}, {(mountPath.Length == 0 ? "served in place" : "mount " + mountPath)})";
         if (!ShouldProcess(target, NoMount ? "Create cloud drive" : "Create and mount cloud drive"))
         {
             return;
@@ -77,12 +90,15 @@ public sealed class NewCloudDriveCommand : GeoDriveCmdlet
             Name = Name,
             CachePath = cachePath,
             MountPath = mountPath,
-            Endpoint = Endpoint,
+            Endpoint = Endpoint[0],
+            AdditionalEndpoints = Endpoint[1..],
             Bucket = Bucket,
             Prefix = Prefix,
             PolicyPaths = PolicyPath.Where(p => !string.IsNullOrWhiteSpace(p)).Select(ResolveLocalPath).ToArray(),
-            AccessKey = Credential.UserName,
-            SecretKey = Credential.GetNetworkCredential().Password,
+            AccessKey = ParameterSetName == CredentialSet ? Credential.UserName : "",
+            SecretKey = ParameterSetName == CredentialSet ? Credential.GetNetworkCredential().Password : "",
+            ProfileName = ParameterSetName == ProfileSet ? ProfileName : null,
+            ProfileLocation = ParameterSetName == ProfileSet && ProfileLocation.Length > 0 ? ResolveLocalPath(ProfileLocation) : null,
             Region = Region,
             Mount = !NoMount,
             IncludeCacheInBackup = IncludeCacheInBackup,

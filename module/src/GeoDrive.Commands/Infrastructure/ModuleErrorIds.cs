@@ -9,4 +9,7 @@ public static class ModuleErrorIds
     public const string ServiceBinaryNotFound = "ServiceBinaryNotFound";
     public const string ServiceStartFailed = "ServiceStartFailed";
     public const string ServiceStopFailed = "ServiceStopFailed";
+
+    // Issue 5 (adminsurface)
+    public const string PinOrUnpin = "PinOrUnpin";
 }
