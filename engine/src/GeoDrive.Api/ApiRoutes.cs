@@ -1,7 +1,7 @@
 namespace GeoDrive.Api;
 
 /// <summary>The control API's routes and where it listens. The module and the service both use these.</summary>
-public static class ApiRoutes
+public static partial class ApiRoutes
 {
     public const string Service = "/v1/service";
     public const string Drives = "/v1/drives";

@@ -48,4 +48,7 @@ public static class ErrorIds
     public const string ServiceNotRunning = "ServiceNotRunning";
     public const string ServiceAccessDenied = "ServiceAccessDenied";
     public const string InvalidRequest = "InvalidRequest";
+
+    // Set-CloudDrive
+    public const string MultipleEndpointsNotSupported = "MultipleEndpointsNotSupported";
 }

@@ -178,8 +178,14 @@ public sealed partial class DriveRegistry(ServiceOptions options, IClock clock, 
         {
             foreach (var host in _drives.Values.ToList())
             {
+                // One drive's pass at a time with Set-CloudDrive's store restart (DriveRegistry.Configuration.cs).
+                await _passGate.WaitAsync(stoppingToken);
                 try
                 {
+                    if (!_drives.ContainsValue(host))
+                    {
+                        continue;
+                    }
                     host.ReloadPolicyIfChanged();
                     await host.Engine.TickAsync(stoppingToken);
                     // A sample per pass keeps the status window's rates current between status queries.
@@ -188,6 +194,10 @@ public sealed partial class DriveRegistry(ServiceOptions options, IClock clock, 
                 catch (Exception ex) when (ex is not OperationCanceledException)
                 {
                     _logger.LogError(ex, "Drive {Name}: scheduler pass failed", host.Definition.Name);
+                }
+                finally
+                {
+                    _passGate.Release();
                 }
             }
         }

@@ -32,4 +32,16 @@ internal static class Messages
 
     public static string ServiceAlreadyRunning(string socketPath, int processId) =>
         $"The GeoDrive service is already running on '{socketPath}' (process {processId}).";
+
+    // Set-CloudDrive
+    public const string NothingToSet = "Set-CloudDrive was given nothing to change.";
+    public const string NothingToSetRemedy = "Give -PolicyPath, -Endpoint or -Credential.";
+
+    public static string SetCloudDriveAction(string[]? policyPaths, string[]? endpoints, string? accessKey) =>
+        "Set " + string.Join("; ", new[]
+        {
+            policyPaths is null ? null : policyPaths.Length == 0 ? "no policy files (built-in defaults)" : "policy files " + string.Join(", ", policyPaths),
+            endpoints is null ? null : "endpoint " + string.Join(", ", endpoints) + " (restarts the drive's store)",
+            accessKey is null ? null : $"credential with access key {accessKey} (restarts the drive's store)",
+        }.Where(s => s is not null));
 }
