@@ -80,3 +80,36 @@ public sealed class SetCloudDriveScenarioTests(S3ServerFixture s3) : ServiceTest
         Assert.Equal(((string)variables["other"]!).TrimEnd('/'), Ps.Invoke("(Get-CloudDrive -Name $name).Endpoint", variables).Single().ToString());
     }
 }
+
+/// <summary>A rejected credential needs a server that checks signatures: Ceph's RADOS Gateway.</summary>
+[Collection(EndToEndCollection.Name)]
+public sealed class SetCloudDriveCredentialTests(CephS3Fixture ceph) : ServiceTests, IClassFixture<CephS3Fixture>
+{
+    [Fact]
+    public async Task A_wrong_secret_is_refused_before_anything_changes_and_is_never_echoed()
+    {
+        using var d = new DriveScenario(ceph, DriveScenario.Policy(settle: "0s"));
+        Ps.Invoke(DriveScenario.NewDriveScript, d.Variables());
+        Assert.Empty(Ps.LastErrors);
+        var credentialFile = Path.Combine(Service.HomePath, "credentials", d.Name + ".json");
+        var stored = await File.ReadAllTextAsync(credentialFile);
+        const string wrongSecret = "Wr0ngSecret-set-do-not-print-me";
+
+        var error = Ps.InvokeExpectingError(
+            "$c = [pscredential]::new($ak, [System.Net.NetworkCredential]::new('', $wrong).SecurePassword); Set-CloudDrive -Name $name -Credential $c",
+            new Dictionary<string, object?>(d.Variables()) { ["wrong"] = wrongSecret });
+
+        Assert.Equal("CredentialsRejected,GeoDrive.Commands.SetCloudDriveCommand", error.FullyQualifiedErrorId);
+        Assert.Equal(stored, await File.ReadAllTextAsync(credentialFile));
+        Assert.DoesNotContain(wrongSecret, error.ToString(), StringComparison.Ordinal);
+        Assert.DoesNotContain(wrongSecret, Service.ReadLog(), StringComparison.Ordinal);
+        await File.WriteAllTextAsync(d.Mounted("still.txt"), "signed with the old key");
+        await DriveScenario.EventuallyAsync(() => StateOf(d, "still.txt") == "Cached", "still.txt Cached");
+
+        // The right key again (as a credential rotation re-applies it): the same values change nothing.
+        var log = Service.ReadLog().Split('\n').Length;
+        Ps.Invoke("$c = [pscredential]::new($ak, [System.Net.NetworkCredential]::new('', $sk).SecurePassword); Set-CloudDrive -Name $name -Credential $c", d.Variables());
+        Assert.Empty(Ps.LastErrors);
+        Assert.Equal(log, Service.ReadLog().Split('\n').Length);
+    }
+}
