@@ -109,9 +109,18 @@ public sealed partial class DriveRegistry(ServiceOptions options, IClock clock, 
         try
         {
             var definition = Definition(name);
-            if (_drives.Remove(definition.Name, out var host))
+            // Not in the middle of a scheduler pass over this drive (an upload or stub half-way).
+            await _passGate.WaitAsync(cancellationToken);
+            try
             {
-                await host.DisposeAsync();
+                if (_drives.Remove(definition.Name, out var host))
+                {
+                    await host.DisposeAsync();
+                }
+            }
+            finally
+            {
+                _passGate.Release();
             }
             _definitions.Remove(definition);
             _config.SaveDefinitions(_definitions);
