@@ -204,4 +204,27 @@ public sealed class DscTests(S3ServerFixture s3) : ServiceTests
         Assert.Equal("Excluded", StateOf(d, "x.skip"));
         Assert.DoesNotContain(s3.SecretKey, first.Output + first.Errors + result.Output + result.Errors, StringComparison.Ordinal);
     }
+
+    [Fact]
+    public async Task Set_refuses_with_an_error_id_what_it_cannot_do_and_changes_nothing()
+    {
+        using var d = new DriveScenario(s3, DriveScenario.Policy(settle: "0s"));
+
+        var missing = Ps.InvokeExpectingError(Resource + "\n$r.Bucket = $null\n$r.Set()", d.Variables());
+        Assert.StartsWith("DscPropertyMissing", missing.FullyQualifiedErrorId, StringComparison.Ordinal);
+        Assert.Contains("Bucket", missing.Exception.Message, StringComparison.Ordinal);
+
+        Set(d);
+        var moved = Ps.InvokeExpectingError(Resource + "\n$r.CachePath = $cache + '-moved'\n$r.Set()", d.Variables());
+        Assert.StartsWith("DscPropertyImmutable", moved.FullyQualifiedErrorId, StringComparison.Ordinal);
+        Assert.Contains("Ensure = 'Absent'", moved.Exception.Message, StringComparison.Ordinal);
+
+        // Files not yet uploaded: RemoveCache would lose them, so the drive and its cache stay.
+        Ps.Invoke("Suspend-CloudDrive -Name $name", d.Variables());
+        await File.WriteAllTextAsync(d.Mounted("unsaved.txt"), "only here");
+        var unsaved = Ps.InvokeExpectingError(Resource + "\n$r.Ensure = 'Absent'; $r.RemoveCache = $true\n$r.Set()", d.Variables());
+        Assert.StartsWith("CacheHasUnsavedFiles", unsaved.FullyQualifiedErrorId, StringComparison.Ordinal);
+        Assert.Single(Ps.Invoke("Get-CloudDrive -Name $name", d.Variables()));
+        Assert.Equal("only here", await File.ReadAllTextAsync(d.Cached("unsaved.txt")));
+    }
 }
