@@ -3,7 +3,8 @@
   # Loaded as a nested module rather than RootModule so that Get-Help finds the cmdlet help beside
   # the assembly (module/bin/en-US, copied from module/en-US by the build): as RootModule its help
   # would have to live in en-US/ at the repository root, next to this manifest.
-  NestedModules        = @('module/bin/GeoDrive.Commands.dll')
+  # module/dsc/CloudDriveDsc.psm1: the class-based DSC resource CloudDrive, which calls the cmdlets.
+  NestedModules        = @('module/bin/GeoDrive.Commands.dll', 'module/dsc/CloudDriveDsc.psm1')
   # Loaded on import so scripts can name the output and error types ([GeoDrive.Api.DriveInfo], [GeoDrive.Core.Errors.GeoDriveException]);
   # YamlDotNet and GeoDrive.Policies: Test-CloudPolicy reads policy files without the service.
   RequiredAssemblies   = @('module/bin/GeoDrive.Core.dll', 'module/bin/GeoDrive.Api.dll', 'module/bin/YamlDotNet.dll', 'module/bin/GeoDrive.Policies.dll')
@@ -39,8 +40,11 @@
     # issue 5, adminsurface
     'Get-CloudDriveEvent'
     'Set-CloudFile'
+    # Set-CloudDrive and the DSC resource (issue 5)
+    'Set-CloudDrive'
   )
   FunctionsToExport    = @()
+  DscResourcesToExport = @('CloudDrive')
   AliasesToExport      = @()
   VariablesToExport    = @()
   PrivateData          = @{

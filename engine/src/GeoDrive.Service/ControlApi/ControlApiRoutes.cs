@@ -52,6 +52,7 @@ public static class ControlApiRoutes
         PolicyRoutes.Map(app);
         EventRoutes.Map(app);
         PinRoutes.Map(app);
+        DriveConfigRoutes.Map(app);
     }
 
     public static CloudFileInfo Describe(DriveEngine engine, FileEntry e) => new()

@@ -6,14 +6,15 @@ public sealed class DriveDefinition
     public required string Name { get; init; }
     public required string CachePath { get; init; }
     public required string MountPath { get; init; }
-    public required string Endpoint { get; init; }
+    public required string Endpoint { get; set; }
     /// <summary>More URLs of the same store (New-CloudDrive -Endpoint a, b …), round-robin with <see cref="Endpoint"/>.</summary>
-    public string[] AdditionalEndpoints { get; init; } = [];
+    public string[] AdditionalEndpoints { get; set; } = [];
     public required string Bucket { get; init; }
     public string Prefix { get; init; } = "";
     public string Region { get; init; } = "us-east-1";
     public bool ForcePathStyle { get; init; } = true;
-    public string[] PolicyPaths { get; init; } = [];
+    // Settable: Set-CloudDrive changes the policy files and the endpoint of a drive in place.
+    public string[] PolicyPaths { get; set; } = [];
 
     /// <summary>Whether the administrator wants it mounted; a restart restores that.</summary>
     public bool Mounted { get; set; }

@@ -114,9 +114,18 @@ public sealed partial class DriveRegistry(ServiceOptions options, IClock clock, 
         try
         {
             var definition = Definition(name);
-            if (_drives.Remove(definition.Name, out var host))
+            // Not in the middle of a scheduler pass over this drive (an upload or stub half-way).
+            await _passGate.WaitAsync(cancellationToken);
+            try
             {
-                await host.DisposeAsync();
+                if (_drives.Remove(definition.Name, out var host))
+                {
+                    await host.DisposeAsync();
+                }
+            }
+            finally
+            {
+                _passGate.Release();
             }
             _definitions.Remove(definition);
             _config.SaveDefinitions(_definitions);
@@ -184,8 +193,14 @@ public sealed partial class DriveRegistry(ServiceOptions options, IClock clock, 
         {
             foreach (var host in _drives.Values.ToList())
             {
+                // One drive's pass at a time with Set-CloudDrive's store restart (DriveRegistry.Configuration.cs).
+                await _passGate.WaitAsync(stoppingToken);
                 try
                 {
+                    if (!_drives.ContainsValue(host))
+                    {
+                        continue;
+                    }
                     host.ReloadPolicyIfChanged();
                     await host.Engine.TickAsync(stoppingToken);
                     // A sample per pass keeps the status window's rates current between status queries.
@@ -194,6 +209,10 @@ public sealed partial class DriveRegistry(ServiceOptions options, IClock clock, 
                 catch (Exception ex) when (ex is not OperationCanceledException)
                 {
                     _logger.LogError(ex, "Drive {Name}: scheduler pass failed", host.Definition.Name);
+                }
+                finally
+                {
+                    _passGate.Release();
                 }
             }
         }

@@ -11,7 +11,7 @@ namespace GeoDrive.Service.Drives;
 /// </summary>
 public sealed class PolicyFiles
 {
-    private readonly IReadOnlyList<string> _paths;
+    private IReadOnlyList<string> _paths;
     private string _fingerprint;
 
     public PolicyFiles(IReadOnlyList<string> paths, PolicyEvaluator loaded)
@@ -28,6 +28,18 @@ public sealed class PolicyFiles
 
     /// <summary>Why the files on disk are not in force, when the last attempt failed.</summary>
     public GeoDriveException? LastRefusal { get; private set; }
+
+    /// <summary>
+    /// Set-CloudDrive -PolicyPath: another list of files, already loaded and checked by the caller;
+    /// from now on the scheduler's reload watches these.
+    /// </summary>
+    public void Replace(IReadOnlyList<string> paths, PolicyEvaluator loaded)
+    {
+        _paths = paths;
+        _fingerprint = Fingerprint(paths);
+        Current = loaded;
+        LastRefusal = null;
+    }
 
     /// <summary>Loads the files again if any changed since the last look; what happened, or null when nothing changed.</summary>
     public PolicyReload? ReloadIfChanged()

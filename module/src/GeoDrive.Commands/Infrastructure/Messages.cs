@@ -41,4 +41,15 @@ internal static class Messages
     // Issue 5 (adminsurface)
     public const string PinOrUnpin = "Set-CloudFile needs exactly one of -Pin and -Unpin.";
     public const string PinOrUnpinRemedy = "Add -Pin to keep the files local, or -Unpin to let the policy stub them again.";
+    // Set-CloudDrive
+    public const string NothingToSet = "Set-CloudDrive was given nothing to change.";
+    public const string NothingToSetRemedy = "Give -PolicyPath, -Endpoint or -Credential.";
+
+    public static string SetCloudDriveAction(string[]? policyPaths, string[]? endpoints, string? accessKey) =>
+        "Set " + string.Join("; ", new[]
+        {
+            policyPaths is null ? null : policyPaths.Length == 0 ? "no policy files (built-in defaults)" : "policy files " + string.Join(", ", policyPaths),
+            endpoints is null ? null : "endpoint " + string.Join(", ", endpoints) + " (restarts the drive's store)",
+            accessKey is null ? null : $"credential with access key {accessKey} (restarts the drive's store)",
+        }.Where(s => s is not null));
 }

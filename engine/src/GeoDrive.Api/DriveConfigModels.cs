@@ -1,0 +1,23 @@
+namespace GeoDrive.Api;
+
+/// <summary>
+/// Set-CloudDrive: what to change about a drive. Null means "leave as it is". The secret travels only
+/// in this request to the service, which keeps it in the drive's credential file.
+/// </summary>
+public sealed class SetDriveRequest
+{
+    /// <summary>The drive's policy files, in order; an empty list leaves the drive on the built-in defaults.</summary>
+    public string[]? PolicyPaths { get; init; }
+
+    /// <summary>The S3 endpoint URL(s); changing them restarts the drive's store.</summary>
+    public string[]? Endpoints { get; init; }
+
+    /// <summary>Access key and secret key, given together; changing them restarts the drive's store.</summary>
+    public string? AccessKey { get; init; }
+
+    public string? SecretKey { get; init; }
+
+    // Never let a secret reach a log through ToString.
+    public override string ToString() =>
+        $"PolicyPaths={(PolicyPaths is null ? "(unchanged)" : string.Join(", ", PolicyPaths))} Endpoints={(Endpoints is null ? "(unchanged)" : string.Join(", ", Endpoints))} AccessKey={AccessKey ?? "(unchanged)"}";
+}

@@ -1,0 +1,174 @@
+using GeoDrive.Api;
+using GeoDrive.Core.Errors;
+using GeoDrive.Policies.Evaluation;
+using GeoDrive.Storage.S3;
+using DriveInfo = GeoDrive.Api.DriveInfo;
+
+namespace GeoDrive.Service.Drives;
+
+/// <summary>
+/// Set-CloudDrive: changes a drive's policy files, endpoint or credential. Everything is checked
+/// before anything changes (the policy loads, the new endpoint and keys can list the bucket); a
+/// value equal to the current one changes nothing, so applying a configuration twice is a no-op.
+/// </summary>
+public sealed partial class DriveRegistry
+{
+    /// <summary>Held by each scheduler pass over one drive, and while a drive's store is restarted.</summary>
+    private readonly SemaphoreSlim _passGate = new(1, 1);
+
+    public async Task<DriveInfo> ReconfigureAsync(string name, SetDriveRequest request, CancellationToken cancellationToken)
+    {
+        await _gate.WaitAsync(cancellationToken);
+        try
+        {
+            var definition = Definition(name);
+
+            var policyPaths = request.PolicyPaths?.Where(p => !string.IsNullOrWhiteSpace(p)).Select(FullPolicyPath).ToArray();
+            var policyChanged = policyPaths is not null && !policyPaths.SequenceEqual(definition.PolicyPaths, StringComparer.Ordinal);
+            // A bad file is refused whole, with file:line:column, exactly as New-CloudDrive refuses it.
+            var policy = policyChanged ? PolicySet.Load(policyPaths!) : null;
+
+            var endpoints = request.Endpoints is null ? null : EndpointsOf(request.Endpoints);
+            var endpointChanged = endpoints is not null && !endpoints.SequenceEqual([definition.Endpoint, .. definition.AdditionalEndpoints], StringComparer.Ordinal);
+
+            var credential = CredentialOf(request);
+            var credentialChanged = credential is not null && !SameCredential(credential, _config.LoadCredential(definition.Name));
+
+            if (endpointChanged || credentialChanged)
+            {
+                var options = DriveHost.StoreOptions(definition, credential ?? _config.LoadCredential(definition.Name));
+                using var probe = new S3ObjectStore(new S3StoreOptions
+                {
+                    Endpoint = new Uri(endpoints?[0] ?? definition.Endpoint),
+                    AdditionalEndpoints = (endpoints?[1..] ?? definition.AdditionalEndpoints).Select(u => new Uri(u)).ToArray(),
+                    Bucket = options.Bucket,
+                    Prefix = options.Prefix,
+                    Region = options.Region,
+                    ForcePathStyle = options.ForcePathStyle,
+                    AccessKey = options.AccessKey,
+                    SecretKey = options.SecretKey,
+                });
+                await probe.CheckAccessAsync(cancellationToken);
+            }
+
+            if (policyChanged)
+            {
+                definition.PolicyPaths = policyPaths!;
+                _config.SaveDefinitions(_definitions);
+                if (RunningHost(definition.Name) is { } host)
+                {
+                    ApplyPolicy(host, policyPaths!, policy!);
+                }
+                _logger.LogInformation("Drive {Name}: policy files set to {Paths}", definition.Name, string.Join(", ", policyPaths!));
+            }
+
+            if (endpointChanged || credentialChanged)
+            {
+                await RestartStoreAsync(definition, endpoint, credential, cancellationToken);
+            }
+            return Describe(definition);
+        }
+        finally
+        {
+            _gate.Release();
+        }
+    }
+
+    /// <summary>The same step the scheduler's hot reload takes, for files named by Set-CloudDrive.</summary>
+    private static void ApplyPolicy(DriveHost host, string[] paths, PolicyEvaluator policy)
+    {
+        host.Policy.Replace(paths, policy);
+        host.Engine.UpdatePolicy(policy);
+        host.Engine.RecordPolicyEvent(paths.Length == 0
+            ? "Policy files removed (Set-CloudDrive); the built-in defaults are in force."
+            : $"Policy files set to {string.Join(", ", paths)} (Set-CloudDrive).");
+    }
+
+    /// <summary>
+    /// Stops the drive (no scheduler pass is running: the pass gate is held; the mount is detached),
+    /// records the new endpoint and credential, and starts it again, mounted if it was meant to be.
+    /// Files left Dirty are uploaded by the restarted drive, as after a service restart.
+    /// </summary>
+    private async Task RestartStoreAsync(DriveDefinition definition, string? endpoint, DriveCredential? credential, CancellationToken cancellationToken)
+    {
+        await _passGate.WaitAsync(cancellationToken);
+        try
+        {
+            if (_drives.Remove(definition.Name, out var old))
+            {
+                await old.DisposeAsync();
+            }
+            if (endpoints is not null)
+            {
+                definition.Endpoint = endpoints[0];
+                definition.AdditionalEndpoints = endpoints[1..];
+            }
+            if (credential is not null)
+            {
+                _config.SaveCredential(definition.Name, credential);
+            }
+            _config.SaveDefinitions(_definitions);
+            _logger.LogInformation("Drive {Name}: store restarted on {Endpoint} (Set-CloudDrive)", definition.Name, definition.Endpoint);
+            try
+            {
+                var host = await StartDriveAsync(definition, cancellationToken);
+                if (definition.Mounted)
+                {
+                    host.Mount();
+                }
+                host.Engine.RecordPolicyEvent(
+                    $"Store restarted (Set-CloudDrive): endpoint {string.Join(", ", [definition.Endpoint, .. definition.AdditionalEndpoints])}{(credential is null ? "" : ", new credential")}.");
+            }
+            catch (Exception ex) when (ex is not OperationCanceledException)
+            {
+                // The new settings are kept (they passed the probe); Get-CloudDrive shows why it is down.
+                _startErrors[definition.Name] = ex.Message;
+                if (_drives.TryGetValue(definition.Name, out var started))
+                {
+                    started.LastError = ex.Message;
+                }
+                throw;
+            }
+        }
+        finally
+        {
+            _passGate.Release();
+        }
+    }
+
+    private static string FullPolicyPath(string path) =>
+        Path.IsPathFullyQualified(path)
+            ? Path.GetFullPath(path)
+            : throw Invalid($"The policy path '{path}' is not absolute.", "Give full paths (Set-CloudDrive resolves relative ones against the current folder).");
+
+    /// <summary>Normalised URLs, first one the primary; the rest are used round-robin with it, as New-CloudDrive -Endpoint a, b does.</summary>
+    private static string[] EndpointsOf(string[] endpoints)
+    {
+        var given = endpoints.Where(e => !string.IsNullOrWhiteSpace(e)).ToArray();
+        if (given.Length == 0)
+        {
+            throw Invalid("No endpoint was given.", "Give the S3 endpoint as a URL, e.g. http://127.0.0.1:9000, or leave -Endpoint out.");
+        }
+        return given.Select(e => Uri.TryCreate(e, UriKind.Absolute, out var uri) && (uri.Scheme == "http" || uri.Scheme == "https")
+                ? uri.ToString().TrimEnd('/')
+                : throw Invalid($"'{e}' is not an http(s) endpoint URL.", "Give the S3 endpoint as a URL, e.g. http://127.0.0.1:9000 or https://s3.example.com."))
+            .Distinct(StringComparer.Ordinal).ToArray();
+    }
+
+    private static DriveCredential? CredentialOf(SetDriveRequest request)
+    {
+        if (request.AccessKey is null && request.SecretKey is null)
+        {
+            return null;
+        }
+        if (string.IsNullOrEmpty(request.AccessKey) || string.IsNullOrEmpty(request.SecretKey))
+        {
+            throw Invalid("An access key was given without a secret key, or the other way round.",
+                "Pass -Credential with the access key as user name and the secret key as password.");
+        }
+        return new DriveCredential { AccessKey = request.AccessKey, SecretKey = request.SecretKey };
+    }
+
+    private static bool SameCredential(DriveCredential a, DriveCredential b) =>
+        string.Equals(a.AccessKey, b.AccessKey, StringComparison.Ordinal) && string.Equals(a.SecretKey, b.SecretKey, StringComparison.Ordinal);
+}

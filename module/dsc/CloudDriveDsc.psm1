@@ -1,0 +1,249 @@
+# The class-based DSC resource CloudDrive (PSDSC, machine configuration, Invoke-DscResource) and the
+# functions the DSC v3 command resource (CloudDrive.dsc.ps1, GeoDrive.CloudDrive.dsc.resource.json)
+# calls: both go through the same Get/Test/Set below, which call the module's cmdlets.
+# Loaded as a nested module of GeoDrive.psd1, so the cmdlets are in scope. Core cmdlets and .NET only:
+# it must run in GeoDrive.PSHost too (no Utility/Management module there).
+
+enum Ensure
+{
+    Absent
+    Present
+}
+
+[DscResource()]
+class CloudDrive
+{
+    # The drive's name: the key.
+    [DscProperty(Key)]
+    [string] $Name
+
+    [DscProperty()]
+    [Ensure] $Ensure = [Ensure]::Present
+
+    # Local folder of the cached data. Fixed once the drive exists (remove it and create it again to move it).
+    [DscProperty()]
+    [string] $CachePath
+
+    # Folder where applications see the drive; created when missing. Fixed once the drive exists.
+    [DscProperty()]
+    [string] $MountPath
+
+    # S3 endpoint URL(s); a change restarts the drive's store (Set-CloudDrive).
+    [DscProperty()]
+    [string[]] $Endpoint
+
+    # Fixed once the drive exists.
+    [DscProperty()]
+    [string] $Bucket
+
+    # Policy files in order; a change is in force when Set() returns. Not given: not managed.
+    [DscProperty()]
+    [string[]] $PolicyPath
+
+    # Access key id (user name) and secret key (password). Get() never returns it: compared by key id only.
+    [DscProperty()]
+    [pscredential] $Credential
+
+    # Ensure = Absent also deletes the cache folder (refused while files are not yet uploaded). Default: kept.
+    [DscProperty()]
+    [bool] $RemoveCache = $false
+
+    # What Get() reports of the credential: the key id, never the secret.
+    [DscProperty(NotConfigurable)]
+    [string] $AccessKeyId
+
+    [DscProperty(NotConfigurable)]
+    [bool] $Mounted
+
+    [CloudDrive] Get()
+    {
+        $state = [CloudDrive]::new()
+        $state.Name = $this.Name
+        $state.RemoveCache = $this.RemoveCache
+        $drive = GetCloudDriveOrNull $this.Name
+        if ($null -eq $drive)
+        {
+            $state.Ensure = [Ensure]::Absent
+            $state.CachePath = $this.CachePath
+            return $state
+        }
+        $state.Ensure = [Ensure]::Present
+        $state.CachePath = $drive.CachePath
+        $state.MountPath = $drive.MountPath
+        $state.Endpoint = @($drive.Endpoint)
+        $state.Bucket = $drive.Bucket
+        $state.PolicyPath = @($drive.PolicyPaths)
+        $state.AccessKeyId = $drive.AccessKeyId
+        $state.Mounted = $drive.Mounted
+        return $state
+    }
+
+    [bool] Test()
+    {
+        return (GetCloudDriveDifference $this $this.Get()).Count -eq 0
+    }
+
+    [void] Set()
+    {
+        $current = $this.Get()
+        if ($this.Ensure -eq [Ensure]::Absent)
+        {
+            if ($current.Ensure -eq [Ensure]::Present)
+            {
+                $drive = GetCloudDriveOrNull $this.Name
+                if ($this.RemoveCache -and $drive.DirtyCount -gt 0)
+                {
+                    throw (NewCloudDriveDscError 'CacheHasUnsavedFiles' InvalidOperation `
+                        "The cache of the cloud drive '$($this.Name)' holds $($drive.DirtyCount) file(s) not yet uploaded; RemoveCache would lose them." `
+                        "Let them upload (Invoke-ForceUpload -Drive $($this.Name) -Path '**'), or set RemoveCache = `$false.")
+                }
+                Remove-CloudDrive -Name $this.Name -Force -Confirm:$false -ErrorAction Stop
+            }
+            if ($this.RemoveCache -and $current.CachePath -and [IO.Directory]::Exists($current.CachePath))
+            {
+                [IO.Directory]::Delete($current.CachePath, $true)
+            }
+            return
+        }
+
+        if ($current.Ensure -eq [Ensure]::Absent)
+        {
+            foreach ($required in 'CachePath', 'MountPath', 'Endpoint', 'Bucket', 'Credential')
+            {
+                if (-not $this.$required)
+                {
+                    throw (NewCloudDriveDscError 'DscPropertyMissing' InvalidArgument `
+                        "The cloud drive '$($this.Name)' does not exist and $required is not given, so it cannot be created." `
+                        'Give CachePath, MountPath, Endpoint, Bucket and Credential to create a drive.')
+                }
+            }
+            [IO.Directory]::CreateDirectory($this.MountPath) | Out-Null
+            $new = @{
+                Name        = $this.Name
+                CachePath   = $this.CachePath
+                MountPath   = $this.MountPath
+                Endpoint    = $this.Endpoint[0]
+                Bucket      = $this.Bucket
+                Credential  = $this.Credential
+                PolicyPath  = @($this.PolicyPath | Where-Object { $_ })
+            }
+            New-CloudDrive @new -Confirm:$false -ErrorAction Stop | Out-Null
+            return
+        }
+
+        foreach ($fixed in 'CachePath', 'MountPath', 'Bucket')
+        {
+            if ($this.$fixed -and -not (SameCloudDriveValue $fixed $this.$fixed $current.$fixed))
+            {
+                throw (NewCloudDriveDscError 'DscPropertyImmutable' InvalidOperation `
+                    "The $fixed of the existing cloud drive '$($this.Name)' is '$($current.$fixed)', not '$($this.$fixed)', and cannot be changed in place." `
+                    "Apply Ensure = 'Absent' first (the cache is kept unless RemoveCache), then create the drive again.")
+            }
+        }
+        $change = @{}
+        if ($null -ne $this.PolicyPath -and -not (SameCloudDriveValue 'PolicyPath' $this.PolicyPath $current.PolicyPath))
+        {
+            $change.PolicyPath = @($this.PolicyPath | Where-Object { $_ })
+        }
+        if ($this.Endpoint -and -not (SameCloudDriveValue 'Endpoint' $this.Endpoint $current.Endpoint))
+        {
+            $change.Endpoint = $this.Endpoint
+        }
+        if ($this.Credential -and $this.Credential.UserName -ne $current.AccessKeyId)
+        {
+            $change.Credential = $this.Credential
+        }
+        if ($change.Count -gt 0)
+        {
+            Set-CloudDrive -Name $this.Name @change -Confirm:$false -ErrorAction Stop
+        }
+    }
+}
+
+# The drive, or $null when the service has none by that name ("service not running" still throws).
+function GetCloudDriveOrNull([string] $Name)
+{
+    $missing = $null
+    $drive = Get-CloudDrive -Name $Name -ErrorAction SilentlyContinue -ErrorVariable missing
+    foreach ($e in $missing)
+    {
+        if ($e.FullyQualifiedErrorId -notlike 'DriveNotFound,*')
+        {
+            throw $e
+        }
+    }
+    return $drive
+}
+
+# The names of the properties whose desired value differs from the current state (empty: in desired state).
+function GetCloudDriveDifference([CloudDrive] $Desired, [CloudDrive] $Current)
+{
+    $differ = [System.Collections.Generic.List[string]]::new()
+    if ($Desired.Ensure -ne $Current.Ensure)
+    {
+        $differ.Add('Ensure')
+    }
+    if ($Desired.Ensure -eq [Ensure]::Absent)
+    {
+        if ($Desired.RemoveCache -and $Current.CachePath -and [IO.Directory]::Exists($Current.CachePath))
+        {
+            $differ.Add('RemoveCache')
+        }
+        return , $differ
+    }
+    if ($Current.Ensure -eq [Ensure]::Absent)
+    {
+        return , $differ
+    }
+    foreach ($property in 'CachePath', 'MountPath', 'Bucket', 'Endpoint')
+    {
+        if ($Desired.$property -and -not (SameCloudDriveValue $property $Desired.$property $Current.$property))
+        {
+            $differ.Add($property)
+        }
+    }
+    if ($null -ne $Desired.PolicyPath -and -not (SameCloudDriveValue 'PolicyPath' $Desired.PolicyPath $Current.PolicyPath))
+    {
+        $differ.Add('PolicyPath')
+    }
+    # The secret is never read back: a credential is in its desired state when its key id is.
+    if ($Desired.Credential -and $Desired.Credential.UserName -ne $Current.AccessKeyId)
+    {
+        $differ.Add('Credential')
+    }
+    return , $differ
+}
+
+function SameCloudDriveValue([string] $Property, $Desired, $Current)
+{
+    $normalise = switch ($Property)
+    {
+        'Endpoint' { { param($v) ([string]$v).TrimEnd('/') } }
+        'Bucket' { { param($v) [string]$v } }
+        default { { param($v) [IO.Path]::TrimEndingDirectorySeparator([IO.Path]::GetFullPath([string]$v)) } }
+    }
+    $d = @(@($Desired) | Where-Object { $_ } | ForEach-Object { & $normalise $_ })
+    $c = @(@($Current) | Where-Object { $_ } | ForEach-Object { & $normalise $_ })
+    if ($d.Count -ne $c.Count)
+    {
+        return $false
+    }
+    for ($i = 0; $i -lt $d.Count; $i++)
+    {
+        if ($d[$i] -cne $c[$i])
+        {
+            return $false
+        }
+    }
+    return $true
+}
+
+function NewCloudDriveDscError([string] $Id, [GeoDrive.Core.Errors.ErrorKind] $Kind, [string] $Message, [string] $Remedy)
+{
+    $exception = [GeoDrive.Core.Errors.GeoDriveException]::new($Id, $Kind, "$Message $Remedy", $Remedy)
+    $category = [System.Management.Automation.ErrorCategory]::NotSpecified
+    [void][Enum]::TryParse([string]$Kind, [ref]$category)
+    return [System.Management.Automation.ErrorRecord]::new($exception, $Id, $category, $null)
+}
+
+Export-ModuleMember -Function @()

@@ -1,0 +1,83 @@
+using System.Management.Automation;
+using GeoDrive.Api;
+using GeoDrive.Core.Errors;
+
+namespace GeoDrive.Commands;
+
+/// <summary>
+/// Changes a cloud drive's configuration: its policy files (in force at once, as a saved policy is),
+/// its S3 endpoint, its credential (the drive's store restarts). Values equal to the current ones
+/// change nothing.
+/// </summary>
+[Cmdlet(VerbsCommon.Set, "CloudDrive", SupportsShouldProcess = true, ConfirmImpact = ConfirmImpact.Medium)]
+[OutputType(typeof(DriveInfo))]
+public sealed class SetCloudDriveCommand : GeoDriveCmdlet
+{
+    #region Parameters
+
+    [Parameter(Mandatory = true, Position = 0, ValueFromPipeline = true, ValueFromPipelineByPropertyName = true)]
+    [SupportsWildcards]
+    [ValidateNotNullOrEmpty]
+    [ArgumentCompleter(typeof(DriveNameCompleter))]
+    public string[] Name { get; set; } = [];
+
+    /// <summary>The drive's policy files, in order; @() leaves it on the built-in defaults.</summary>
+    [Parameter]
+    [AllowEmptyCollection]
+    public string[]? PolicyPath { get; set; }
+
+    /// <summary>The S3 endpoint URL; the drive's store restarts on it.</summary>
+    [Parameter]
+    [ValidateNotNullOrEmpty]
+    public string[]? Endpoint { get; set; }
+
+    /// <summary>UserName = access key id, Password = secret access key; the drive's store restarts with it.</summary>
+    [Parameter]
+    [Credential]
+    [ValidateNotNull]
+    public PSCredential? Credential { get; set; }
+
+    /// <summary>Return the drive after the change.</summary>
+    [Parameter]
+    public SwitchParameter PassThru { get; set; }
+
+    #endregion
+
+    protected override void BeginProcessing()
+    {
+        if (PolicyPath is null && Endpoint is null && Credential is null)
+        {
+            ThrowTerminatingError(NewError(ErrorIds.InvalidRequest, ErrorKind.InvalidArgument,
+                Messages.NothingToSet, Messages.NothingToSetRemedy, null));
+        }
+    }
+
+    protected override void ProcessRecord()
+    {
+        var request = new SetDriveRequest
+        {
+            PolicyPaths = PolicyPath?.Where(p => !string.IsNullOrWhiteSpace(p)).Select(ResolveLocalPath).ToArray(),
+            Endpoints = Endpoint,
+            AccessKey = Credential?.UserName,
+            SecretKey = Credential?.GetNetworkCredential().Password,
+        };
+        var action = Messages.SetCloudDriveAction(request.PolicyPaths, request.Endpoints, request.AccessKey);
+        Try(Name, () =>
+        {
+            foreach (var name in ExpandDriveNames(Name))
+            {
+                if (ShouldProcess(name, action))
+                {
+                    Try(name, () =>
+                    {
+                        var drive = Call((c, ct) => c.SetDriveAsync(name, request, ct));
+                        if (PassThru)
+                        {
+                            WriteObject(drive);
+                        }
+                    });
+                }
+            }
+        });
+    }
+}

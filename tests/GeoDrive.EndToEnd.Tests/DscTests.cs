@@ -1,0 +1,230 @@
+using System.Text.Json.Nodes;
+using GeoDrive.TestSupport;
+
+namespace GeoDrive.EndToEnd.Tests;
+
+/// <summary>
+/// The DSC resource CloudDrive against the real service and S3 server: the class-based resource as
+/// PSDSC/Invoke-DscResource drive it, the DSC v3 manifest's commands with JSON on stdin, and the
+/// samples in samples/dsc/.
+/// </summary>
+[Collection(EndToEndCollection.Name)]
+public sealed class DscTests(S3ServerFixture s3) : ServiceTests
+{
+    /// <summary>$r: a CloudDrive resource for the scenario's drive, built as a configuration would.</summary>
+    private const string Resource = """
+        $dsc = (Get-Module GeoDrive).NestedModules.Where({ $_.Name -eq 'CloudDriveDsc' })[0]
+        $r = & $dsc { [CloudDrive]::new() }
+        $r.Name = $name; $r.CachePath = $cache; $r.MountPath = $mnt; $r.Endpoint = $endpoint; $r.Bucket = $bucket
+        $r.PolicyPath = $policy
+        $r.Credential = [pscredential]::new($ak, [System.Net.NetworkCredential]::new('', $sk).SecurePassword)
+        """;
+
+    private string DrivesJson => File.ReadAllText(Path.Combine(Service.HomePath, "drives.json"));
+
+    private int LogLines => Service.ReadLog().Split('\n').Length;
+
+    private bool Test(DriveScenario d, string extra = "") => (bool)Ps.Invoke(Resource + extra + "\n$r.Test()", d.Variables()).Single().BaseObject;
+
+    private void Set(DriveScenario d, string extra = "")
+    {
+        Ps.Invoke(Resource + extra + "\n$r.Set()", d.Variables());
+        Assert.Empty(Ps.LastErrors);
+    }
+
+    [Fact]
+    public async Task Test_is_false_then_Set_creates_the_drive_then_Test_is_true_and_a_second_Set_changes_nothing()
+    {
+        using var d = new DriveScenario(s3, DriveScenario.Policy(settle: "0s"));
+        Directory.Delete(d.MountPath);   // the resource creates a missing mount folder
+
+        Assert.False(Test(d));
+        Set(d);
+        Assert.True(Test(d));
+
+        var drive = Ps.Invoke("Get-CloudDrive -Name $name", d.Variables()).Single();
+        Assert.True((bool)drive.Properties["Mounted"].Value);
+        Assert.Equal([d.PolicyPath], (string[])drive.Properties["PolicyPaths"].Value);
+        await File.WriteAllTextAsync(d.Mounted("a.txt"), "declared");
+        await DriveScenario.EventuallyAsync(() => StateOf(d, "a.txt") == "Cached", "a.txt Cached");
+
+        var definitions = DrivesJson;
+        var credentialFile = Path.Combine(Service.HomePath, "credentials", d.Name + ".json");
+        var credentialWritten = File.GetLastWriteTimeUtc(credentialFile);
+        var logLines = LogLines;
+        var got = Ps.Invoke(Resource + "\n$r.Get()", d.Variables()).Single();
+
+        Set(d);
+
+        Assert.Equal(definitions, DrivesJson);
+        Assert.Equal(credentialWritten, File.GetLastWriteTimeUtc(credentialFile));
+        Assert.Equal(logLines, LogLines);   // no policy event, no restart, no creation: the service heard nothing
+        Assert.True(Test(d));
+        Assert.Equal("Cached", StateOf(d, "a.txt"));
+        Assert.Null(got.Properties["Credential"].Value);   // Get() never returns the secret
+        Assert.Equal(s3.AccessKey, got.Properties["AccessKeyId"].Value);
+        Assert.DoesNotContain(s3.SecretKey, Service.ReadLog(), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task A_changed_PolicyPath_makes_Test_false_and_Set_puts_the_new_policy_in_force_at_once()
+    {
+        using var d = new DriveScenario(s3, DriveScenario.Policy(settle: "0s"));
+        Set(d);
+        var strict = Path.Combine(d.Root, "strict.yaml");
+        await File.WriteAllTextAsync(strict, DriveScenario.Policy(settle: "0s", excludes: """[ "**/*.skip" ]"""));
+        var change = "\n$r.PolicyPath = @($strict)";
+        var variables = d.Variables();
+        variables["strict"] = strict;
+
+        Assert.False((bool)Ps.Invoke(Resource + change + "\n$r.Test()", variables).Single().BaseObject);
+        Ps.Invoke(Resource + change + "\n$r.Set()", variables);
+        Assert.Empty(Ps.LastErrors);
+        Assert.True((bool)Ps.Invoke(Resource + change + "\n$r.Test()", variables).Single().BaseObject);
+
+        await File.WriteAllTextAsync(d.Mounted("now.skip"), "local only");
+        Assert.Equal("Excluded", StateOf(d, "now.skip"));
+        Assert.Contains("(Set-CloudDrive)", Service.ReadLog(), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task Ensure_Absent_removes_the_drive_and_keeps_the_cache_unless_RemoveCache_is_set()
+    {
+        using var d = new DriveScenario(s3, DriveScenario.Policy(settle: "0s"));
+        Set(d);
+        await File.WriteAllTextAsync(d.Mounted("kept.txt"), "still here");
+        await DriveScenario.EventuallyAsync(() => StateOf(d, "kept.txt") == "Cached", "kept.txt Cached");
+        const string absent = "\n$r.Ensure = 'Absent'";
+
+        Assert.False(Test(d, absent));
+        Set(d, absent);
+        Assert.True(Test(d, absent));
+
+        var error = Ps.InvokeExpectingError("Get-CloudDrive -Name $name", d.Variables());
+        Assert.StartsWith("DriveNotFound,", error.FullyQualifiedErrorId, StringComparison.Ordinal);
+        Assert.Equal("still here", await File.ReadAllTextAsync(d.Cached("kept.txt")));
+        Assert.Equal("still here"u8.ToArray(), await d.ObjectBytesAsync("kept.txt"));
+
+        const string removeCache = absent + "\n$r.RemoveCache = $true";
+        Assert.False(Test(d, removeCache));   // the cache folder is still there
+        Set(d, removeCache);
+        Assert.True(Test(d, removeCache));
+        Assert.False(Directory.Exists(d.CachePath));
+        Assert.Equal("still here"u8.ToArray(), await d.ObjectBytesAsync("kept.txt"));   // the bucket is never touched
+    }
+
+    [Fact]
+    public async Task The_v3_manifest_get_test_and_set_take_JSON_on_stdin_and_report_exist_and_inDesiredState()
+    {
+        using var d = new DriveScenario(s3, DriveScenario.Policy(settle: "0s"));
+        var dsc = new DscRunner(Service.SocketPath, d.Root);
+        var desired = new JsonObject
+        {
+            ["name"] = d.Name,
+            ["cachePath"] = d.CachePath,
+            ["mountPath"] = d.MountPath,
+            ["endpoint"] = s3.Endpoint,
+            ["bucket"] = d.Bucket,
+            ["policyPath"] = new JsonArray(d.PolicyPath),
+            ["credential"] = new JsonObject { ["username"] = s3.AccessKey, ["password"] = s3.SecretKey },
+        };
+
+        var get = dsc.Invoke("get", new JsonObject { ["name"] = d.Name });
+        Assert.True(get.ExitCode == 0, get.Errors);
+        Assert.False((bool)get.Json["_exist"]!);
+
+        var test = dsc.Invoke("test", desired);
+        Assert.True(test.ExitCode == 0, test.Errors);
+        Assert.False((bool)test.Json["_inDesiredState"]!);
+
+        var set = dsc.Invoke("set", desired);
+        Assert.True(set.ExitCode == 0, set.Errors);
+        Assert.True((bool)set.Json["_exist"]!);
+        Assert.Equal(d.Bucket, (string)set.Json["bucket"]!);
+        Assert.Equal(s3.AccessKey, (string)set.Json["accessKeyId"]!);
+
+        var definitions = DrivesJson;
+        test = dsc.Invoke("test", desired);
+        Assert.True((bool)test.Json["_inDesiredState"]!, test.Output + test.Errors);
+        set = dsc.Invoke("set", desired);   // a second set changes nothing
+        Assert.True(set.ExitCode == 0, set.Errors);
+        Assert.Equal(definitions, DrivesJson);
+
+        await File.WriteAllTextAsync(d.Mounted("k.txt"), "kept");
+        await DriveScenario.EventuallyAsync(() => StateOf(d, "k.txt") == "Cached", "k.txt Cached");
+        var absent = new JsonObject { ["name"] = d.Name, ["_exist"] = false };
+        Assert.False((bool)dsc.Invoke("test", absent).Json["_inDesiredState"]!);
+        set = dsc.Invoke("set", absent);
+        Assert.True(set.ExitCode == 0, set.Errors);
+        Assert.False((bool)set.Json["_exist"]!);
+        Assert.Equal("kept", await File.ReadAllTextAsync(d.Cached("k.txt")));
+
+        foreach (var output in new[] { get, test, set })
+        {
+            Assert.DoesNotContain(s3.SecretKey, output.Output + output.Errors, StringComparison.Ordinal);
+        }
+        var bad = dsc.Invoke("get", new JsonObject { ["cachePath"] = "/x" });
+        Assert.NotEqual(0, bad.ExitCode);
+        Assert.Contains("'name'", bad.Errors, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task The_samples_create_a_drive_then_the_v3_document_sets_its_policy()
+    {
+        using var d = new DriveScenario(s3, DriveScenario.Policy(settle: "0s"));
+        var dsc = new DscRunner(Service.SocketPath, d.Root);
+        var secrets = new Dictionary<string, string> { ["GEODRIVE_ACCESS_KEY"] = s3.AccessKey, ["GEODRIVE_SECRET_KEY"] = s3.SecretKey };
+        string[] args = ["-Name", d.Name, "-CachePath", d.CachePath, "-MountPath", d.MountPath, "-Endpoint", s3.Endpoint, "-Bucket", d.Bucket, "-PolicyPath", d.PolicyPath];
+
+        var first = dsc.RunScript("samples/dsc/Apply-CloudDrive.ps1", args, secrets);
+        Assert.True(first.ExitCode == 0, first.Output + first.Errors);
+        Assert.Contains("In the desired state now: True", first.Output, StringComparison.Ordinal);
+        var again = dsc.RunScript("samples/dsc/Apply-CloudDrive.ps1", args, secrets);
+        Assert.True(again.ExitCode == 0, again.Output + again.Errors);
+        Assert.Contains("in the desired state, nothing to do", again.Output, StringComparison.Ordinal);
+
+        var strict = Path.Combine(d.Root, "strict.yaml");
+        await File.WriteAllTextAsync(strict, DriveScenario.Policy(settle: "0s", excludes: """[ "**/*.skip" ]"""));
+        var applied = dsc.ApplyConfiguration(Path.Combine(RepoRoot.Path, "samples/dsc/clouddrive.dsc.yaml"), new Dictionary<string, object>
+        {
+            ["driveName"] = d.Name,
+            ["cachePath"] = d.CachePath,
+            ["mountPath"] = d.MountPath,
+            ["endpoint"] = s3.Endpoint,
+            ["bucket"] = d.Bucket,
+            ["policyPath"] = new[] { strict },
+            ["accessKey"] = s3.AccessKey,
+            ["secretKey"] = s3.SecretKey,
+        });
+
+        var result = Assert.Single(applied);
+        Assert.True(result.ExitCode == 0, result.Errors);
+        Assert.Equal(strict, (string)result.Json["policyPath"]!.AsArray().Single()!);
+        await File.WriteAllTextAsync(d.Mounted("x.skip"), "local only");
+        Assert.Equal("Excluded", StateOf(d, "x.skip"));
+        Assert.DoesNotContain(s3.SecretKey, first.Output + first.Errors + result.Output + result.Errors, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task Set_refuses_with_an_error_id_what_it_cannot_do_and_changes_nothing()
+    {
+        using var d = new DriveScenario(s3, DriveScenario.Policy(settle: "0s"));
+
+        var missing = Ps.InvokeExpectingError(Resource + "\n$r.Bucket = $null\n$r.Set()", d.Variables());
+        Assert.StartsWith("DscPropertyMissing", missing.FullyQualifiedErrorId, StringComparison.Ordinal);
+        Assert.Contains("Bucket", missing.Exception.Message, StringComparison.Ordinal);
+
+        Set(d);
+        var moved = Ps.InvokeExpectingError(Resource + "\n$r.CachePath = $cache + '-moved'\n$r.Set()", d.Variables());
+        Assert.StartsWith("DscPropertyImmutable", moved.FullyQualifiedErrorId, StringComparison.Ordinal);
+        Assert.Contains("Ensure = 'Absent'", moved.Exception.Message, StringComparison.Ordinal);
+
+        // Files not yet uploaded: RemoveCache would lose them, so the drive and its cache stay.
+        Ps.Invoke("Suspend-CloudDrive -Name $name", d.Variables());
+        await File.WriteAllTextAsync(d.Mounted("unsaved.txt"), "only here");
+        var unsaved = Ps.InvokeExpectingError(Resource + "\n$r.Ensure = 'Absent'; $r.RemoveCache = $true\n$r.Set()", d.Variables());
+        Assert.StartsWith("CacheHasUnsavedFiles", unsaved.FullyQualifiedErrorId, StringComparison.Ordinal);
+        Assert.Single(Ps.Invoke("Get-CloudDrive -Name $name", d.Variables()));
+        Assert.Equal("only here", await File.ReadAllTextAsync(d.Cached("unsaved.txt")));
+    }
+}
