@@ -64,7 +64,7 @@ public sealed partial class DriveRegistry
 
             if (endpointChanged || credentialChanged)
             {
-                await RestartStoreAsync(definition, endpoint, credential, cancellationToken);
+                await RestartStoreAsync(definition, endpoints, credential, cancellationToken);
             }
             return Describe(definition);
         }
@@ -89,7 +89,7 @@ public sealed partial class DriveRegistry
     /// records the new endpoint and credential, and starts it again, mounted if it was meant to be.
     /// Files left Dirty are uploaded by the restarted drive, as after a service restart.
     /// </summary>
-    private async Task RestartStoreAsync(DriveDefinition definition, string? endpoint, DriveCredential? credential, CancellationToken cancellationToken)
+    private async Task RestartStoreAsync(DriveDefinition definition, string[]? endpoints, DriveCredential? credential, CancellationToken cancellationToken)
     {
         await _passGate.WaitAsync(cancellationToken);
         try
