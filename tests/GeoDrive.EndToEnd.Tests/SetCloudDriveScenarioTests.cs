@@ -17,6 +17,9 @@ public sealed class SetCloudDriveScenarioTests(S3ServerFixture s3) : ServiceTest
         var variables = d.Variables();
         variables["strict"] = strict;
 
+        Assert.Empty(Ps.Invoke("Set-CloudDrive -Name $name -PolicyPath $strict -WhatIf", variables));
+        Assert.Equal([d.PolicyPath], (string[])Ps.Invoke("Get-CloudDrive -Name $name", variables).Single().Properties["PolicyPaths"].Value);
+
         var drive = Ps.Invoke("Get-CloudDrive -Name $name | Set-CloudDrive -PolicyPath $policy, $strict -PassThru", variables).Single();
         Assert.Empty(Ps.LastErrors);
         Assert.Equal([d.PolicyPath, strict], (string[])drive.Properties["PolicyPaths"].Value);
