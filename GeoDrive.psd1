@@ -36,6 +36,9 @@
     'Test-CloudPolicy'
     'Get-CloudPolicy'
     'Get-CloudPolicyDecision'
+    'Register-CloudRecallJob'
+    'Get-CloudRecallJob'
+    'Unregister-CloudRecallJob'
   )
   FunctionsToExport    = @()
   AliasesToExport      = @()

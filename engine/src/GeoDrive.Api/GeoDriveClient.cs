@@ -10,7 +10,7 @@ namespace GeoDrive.Api;
 /// Talks to the GeoDrive service's control API over its Unix domain socket. Every failure becomes a
 /// <see cref="GeoDriveException"/> with the service's error id, or ServiceNotRunning when nothing answers.
 /// </summary>
-public sealed class GeoDriveClient : IDisposable
+public sealed partial class GeoDriveClient : IDisposable
 {
     public static readonly JsonSerializerOptions JsonOptions = new(JsonSerializerDefaults.Web);
 

@@ -24,7 +24,7 @@ builder.Logging.AddFilter("Microsoft.AspNetCore", LogLevel.Warning);
 builder.Logging.AddFilter("Microsoft.Hosting", LogLevel.Warning);
 builder.WebHost.ConfigureKestrel(k => k.ListenUnixSocket(options.SocketPath));
 builder.Services.AddSingleton(options);
-builder.Services.AddSingleton<IClock>(SystemClock.Instance);
+builder.Services.AddSingleton<IClock>(options.TestClockPath is { } clockFile ? new FileClock(clockFile) : SystemClock.Instance);
 builder.Services.AddSingleton<DriveRegistry>();
 builder.Services.AddHostedService(sp => sp.GetRequiredService<DriveRegistry>());
 builder.Services.ConfigureHttpJsonOptions(o => o.SerializerOptions.PropertyNamingPolicy = System.Text.Json.JsonNamingPolicy.CamelCase);

@@ -50,6 +50,7 @@ public static class ControlApiRoutes
             ForEachFileAsync(drives.Engine(name), request, (engine, path, c) => engine.RecallAsync(path, c), ct));
 
         PolicyRoutes.Map(app);
+        RecallJobRoutes.Map(app);
     }
 
     public static CloudFileInfo Describe(string drive, FileEntry e) => new()
