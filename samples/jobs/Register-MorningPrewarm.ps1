@@ -6,7 +6,7 @@ param(
     [string] $Drive = 'finance',
     [string] $TimeZone
 )
-Import-Module GeoDrive -ErrorAction Stop
+if (-not (Get-Module GeoDrive)) { Import-Module GeoDrive -ErrorAction Stop }
 
 $job = @{
     Drive         = $Drive

@@ -17,7 +17,7 @@ public sealed class GetCloudRecallJobTests(ModuleSession session) : CmdletTests(
         Assert.True(Contract.Parameter(cmdlet, "InputObject").ValueFromPipeline);
         Assert.Equal("GeoDrive.Api.DriveInfo", cmdlet.Parameters["InputObject"].ParameterType.FullName);
         Contract.NoShouldProcess(cmdlet);
-        Contract.Outputs(cmdlet, "RecallJobInfo");
+        Contract.Outputs(cmdlet, "GeoDrive.Api.RecallJobInfo");
     }
 
     [Fact]

@@ -20,7 +20,7 @@ public sealed class RegisterCloudRecallJobTests(ModuleSession session) : CmdletT
         Contract.Type(cmdlet, "Recurse", typeof(SwitchParameter));
         Contract.Type(cmdlet, "ThrottleLimit", typeof(int));
         Contract.ShouldProcess(cmdlet, ConfirmImpact.Low);
-        Contract.Outputs(cmdlet, "RecallJobInfo");
+        Contract.Outputs(cmdlet, "GeoDrive.Api.RecallJobInfo");
     }
 
     [Fact]

@@ -45,7 +45,7 @@ public sealed class RecallJobSamplesTests(ModuleSession session)
     [Fact]
     public void The_registration_script_run_with_WhatIf_registers_nothing_and_binds()
     {
-        // Import-Module GeoDrive by name: the session has it loaded already from ./GeoDrive.psd1.
+        // The script imports GeoDrive only when it is not loaded; the session has it from ./GeoDrive.psd1.
         session.Invoke("& $s -Drive finance -TimeZone UTC -WhatIf", new Dictionary<string, object?> { ["s"] = Path.Combine(Samples, "Register-MorningPrewarm.ps1") });
         Assert.Empty(session.LastErrors);
     }
