@@ -188,9 +188,47 @@ public sealed class RecallJobTests(S3ServerFixture s3) : IClassFixture<S3ServerF
         await engine.StopRecallJobsAsync();
     }
 
-    /// <summary>The real store, with downloads held until the test releases them (a seam, not a stand-in: every byte comes from the bucket).</summary>
-    private sealed class HeldDownloads(Core.Ports.IObjectStore inner) : Core.Ports.IObjectStore
+    [Fact]
+    public async Task A_job_stopped_in_the_middle_keeps_its_progress_shows_Interrupted_and_runs_again_once_at_the_next_start()
     {
+        await StubsAsync(("Active/1.bin", 11_000), ("Active/2.bin", 12_000));
+        var store = new HeldDownloads(_rig.Store, passFirst: 1);
+        var engine = new Drives.DriveEngine(new Drives.DriveEngineOptions { Name = "held", CachePath = _rig.CachePath, TimeZone = TimeZoneInfo.Utc }, store, _rig.Index, _rig.Policy, _rig.Clock);
+        _rig.Clock.Advance(At(6, 6) - _rig.Clock.UtcNow);
+        await engine.TickAsync();
+        await store.Started.WaitAsync(TimeSpan.FromSeconds(30));
+        await DriveEventually(() => engine.RecallJobs().Single().Record.LastFiles == 1);
+
+        await engine.StopRecallJobsAsync(); // the service stops during the run
+
+        await _rig.RestartAsync();
+        var job = Job("morning-prewarm");
+        Assert.Equal((RecallJobResult.Interrupted, 1, 1), (job.Record.LastResult!.Value, job.Record.LastFiles, job.Record.RunCount));
+        Assert.Equal(1, new[] { "Active/1.bin", "Active/2.bin" }.Count(p => _rig.StateOf(p) == FileState.Cached));
+        Assert.Equal(At(6, 6), job.NextRunUtc); // its slot was not handled: due at once
+
+        await TickAtAsync(At(6, 9));
+        await TickAtAsync(At(6, 9, 0, 1));
+        job = Job("morning-prewarm");
+        Assert.Equal((RecallJobResult.Succeeded, 1, 2), (job.Record.LastResult!.Value, job.Record.LastFiles, job.Record.RunCount));
+        Assert.Equal(FileState.Cached, _rig.StateOf("Active/2.bin"));
+    }
+
+    private static async Task DriveEventually(Func<bool> condition)
+    {
+        var deadline = DateTime.UtcNow.AddSeconds(30);
+        while (!condition())
+        {
+            Assert.True(DateTime.UtcNow < deadline, "not reached within 30 s");
+            await Task.Delay(20);
+        }
+    }
+
+    /// <summary>The real store, with downloads held until the test releases them (a seam, not a stand-in: every byte comes from the bucket).</summary>
+    private sealed class HeldDownloads(Core.Ports.IObjectStore inner, int passFirst = 0) : Core.Ports.IObjectStore
+    {
+        private int _passed;
+
         private readonly TaskCompletionSource _release = new(TaskCreationOptions.RunContinuationsAsynchronously);
         private readonly TaskCompletionSource _started = new(TaskCreationOptions.RunContinuationsAsynchronously);
 
@@ -200,6 +238,11 @@ public sealed class RecallJobTests(S3ServerFixture s3) : IClassFixture<S3ServerF
 
         public async Task GetAsync(string key, Stream destination, long offset = 0, long? length = null, CancellationToken cancellationToken = default)
         {
+            if (Interlocked.Increment(ref _passed) <= passFirst)
+            {
+                await inner.GetAsync(key, destination, offset, length, cancellationToken);
+                return;
+            }
             _started.TrySetResult();
             await _release.Task.WaitAsync(cancellationToken);
             await inner.GetAsync(key, destination, offset, length, cancellationToken);
