@@ -137,7 +137,7 @@ public sealed class RecallJobTests(S3ServerFixture s3) : IClassFixture<S3ServerF
         Assert.Equal(FileState.Stubbed, _rig.StateOf("Active/2.bin"));
         Assert.Equal(FileState.Cached, _rig.StateOf("Active/3.bin"));
         Assert.Equal(FileState.Stubbed, _rig.StateOf("Active/4.bin"));
-        Assert.Contains(_rig.Engine.ReadEvents(kind: DriveEventKind.Error), e => e.Message.StartsWith("Recall job 'morning-prewarm' partlyfailed", StringComparison.Ordinal));
+        Assert.Contains(_rig.Engine.ReadEvents(kind: DriveEventKind.Error), e => e.Message.StartsWith("Recall job 'morning-prewarm' partlyfailed: 2 files (23.44 KiB) recalled, 2 failed.", StringComparison.Ordinal) && e.ErrorId == ErrorIds.ObjectNotFound);
     }
 
     [Fact]

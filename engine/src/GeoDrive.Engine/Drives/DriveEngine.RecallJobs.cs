@@ -215,6 +215,7 @@ public sealed partial class DriveEngine
         var stubs = _index.FindByState(FileState.Stubbed).Where(e => job.Selects(e.Path)).OrderBy(e => e.Path, StringComparer.Ordinal).ToList();
         Record(DriveEventKind.Recall, null, $"Recall job '{record.Name}' started: {stubs.Count} stubbed files ({ByteSize.Format(stubs.Sum(s => s.Size))}).");
         string? firstError = null;
+        string? firstErrorId = null;
         var result = RecallJobResult.Interrupted;
         try
         {
@@ -237,6 +238,7 @@ public sealed partial class DriveEngine
                     {
                         record.LastFailures++;
                         firstError ??= $"{stub.Path}: {ex.Message} ({ex.ErrorId})";
+                        firstErrorId ??= ex.ErrorId;
                         JobStore.PutRecallJob(record);
                     }
                 }
@@ -265,7 +267,7 @@ public sealed partial class DriveEngine
             var summary = $"Recall job '{record.Name}' {result.ToString().ToLowerInvariant()}: {record.LastFiles} files ({ByteSize.Format(record.LastBytes)}) recalled, {record.LastFailures} failed.";
             Record(result is RecallJobResult.Succeeded or RecallJobResult.Interrupted ? DriveEventKind.Recall : DriveEventKind.Error, null,
                 firstError is null ? summary : $"{summary} First failure: {firstError}",
-                result is RecallJobResult.Succeeded or RecallJobResult.Interrupted ? null : ErrorIds.StoreError);
+                result is RecallJobResult.Succeeded or RecallJobResult.Interrupted ? null : firstErrorId ?? ErrorIds.StoreError);
         }
     }
 
