@@ -42,6 +42,9 @@
     'Set-CloudFile'
     # Set-CloudDrive and the DSC resource (issue 5)
     'Set-CloudDrive'
+    'Register-CloudRecallJob'
+    'Get-CloudRecallJob'
+    'Unregister-CloudRecallJob'
   )
   FunctionsToExport    = @()
   DscResourcesToExport = @('CloudDrive')

@@ -26,6 +26,9 @@ public sealed class ServiceProcess : IAsyncDisposable
     public string Root => _temp.Path;
     public int ProcessId => _process?.Id ?? 0;
 
+    /// <summary>More service arguments, e.g. the test-only "--test-clock FILE" (recall job tests).</summary>
+    public string[] ExtraArguments { get; set; } = [];
+
     public static string ServiceDll
     {
         get
@@ -38,7 +41,7 @@ public sealed class ServiceProcess : IAsyncDisposable
 
     public async Task StartAsync()
     {
-        var psi = new ProcessStartInfo("dotnet", [ServiceDll, "--socket", SocketPath, "--home", HomePath, "--tick", "200ms"])
+        var psi = new ProcessStartInfo("dotnet", [ServiceDll, "--socket", SocketPath, "--home", HomePath, "--tick", "200ms", .. ExtraArguments])
         {
             RedirectStandardOutput = true,
             RedirectStandardError = true,

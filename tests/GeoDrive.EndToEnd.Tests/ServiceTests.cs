@@ -19,11 +19,12 @@ public abstract class ServiceTests : IAsyncLifetime
         await Service.DisposeAsync();
     }
 
-    /// <summary>Stops the service cleanly and starts it again, with a new session.</summary>
-    protected async Task RestartServiceAsync()
+    /// <summary>Stops the service cleanly and starts it again, with a new session; <paramref name="whileStopped"/> runs in between.</summary>
+    protected async Task RestartServiceAsync(Action? whileStopped = null)
     {
         Ps.Dispose();
         await Service.StopAsync();
+        whileStopped?.Invoke();
         await Service.StartAsync();
         Ps = new PowerShellSession(Service.SocketPath);
     }

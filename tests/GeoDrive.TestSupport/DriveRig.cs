@@ -63,7 +63,7 @@ public sealed class DriveRig : IAsyncDisposable
 
     public string IndexPath => Path.Combine(StatePath, "index.db");
     public S3ObjectStore Store { get; }
-    public PolicyEvaluator Policy { get; }
+    public PolicyEvaluator Policy { get; private set; }
     public ManualClock Clock { get; } = new();
     public DriveEngine Engine { get; private set; }
     public Caller Caller { get; } = new(Environment.ProcessId, "engine-tests");
@@ -122,6 +122,13 @@ public sealed class DriveRig : IAsyncDisposable
         return long.Parse(output.Trim(), System.Globalization.CultureInfo.InvariantCulture);
     }
 
+    /// <summary>Hands the engine another policy, as a hot reload does.</summary>
+    public void UsePolicy(string yaml)
+    {
+        Policy = Evaluator(yaml);
+        Engine.UpdatePolicy(Policy);
+    }
+
     /// <summary>Simulates a restart of the service: a new index handle and engine over the same cache.</summary>
     public async Task<RecoveryReport> RestartAsync()
     {
@@ -143,7 +150,7 @@ public sealed class DriveRig : IAsyncDisposable
     private LiteDbFileIndex OpenIndex() => LiteDbFileIndex.Open(IndexPath);
 
     private DriveEngine NewEngine() =>
-        new(new DriveEngineOptions { Name = "test", CachePath = CachePath, InternalPath = StatePath }, Store, _index, Policy, Clock);
+        new(new DriveEngineOptions { Name = "test", CachePath = CachePath, InternalPath = StatePath, TimeZone = TimeZoneInfo.Utc }, Store, _index, Policy, Clock);
 
     public ValueTask DisposeAsync()
     {

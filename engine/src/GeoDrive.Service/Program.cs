@@ -36,7 +36,7 @@ else
 
 ControlListener.Listen(builder, endpoint);
 builder.Services.AddSingleton(options);
-builder.Services.AddSingleton<IClock>(SystemClock.Instance);
+builder.Services.AddSingleton<IClock>(options.TestClockPath is { } clockFile ? new FileClock(clockFile) : SystemClock.Instance);
 builder.Services.AddSingleton<DriveRegistry>();
 builder.Services.AddHostedService(sp => sp.GetRequiredService<DriveRegistry>());
 builder.Services.ConfigureHttpJsonOptions(o => o.SerializerOptions.PropertyNamingPolicy = System.Text.Json.JsonNamingPolicy.CamelCase);

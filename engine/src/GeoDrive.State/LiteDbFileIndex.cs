@@ -155,6 +155,7 @@ public sealed partial class LiteDbFileIndex : IFileIndex
         // Version 1 is the first: later versions migrate older documents here, then store the new version.
         _files.EnsureIndex(StateIndex, "$." + FileEntryDocument.State);
         CreateEventsCollection();
+        CreateCollection(RecallJobsCollection);
         PruneEvents();
     }
 
@@ -179,6 +180,28 @@ public sealed partial class LiteDbFileIndex : IFileIndex
         {
             _events.Insert(new BsonDocument { ["_id"] = 0L });
             _events.Delete(0L);
+            _db.Commit();
+        }
+        catch
+        {
+            _db.Rollback();
+            throw;
+        }
+    }
+
+    /// <summary>Creates an (id-keyed) collection now, for the reason given at <see cref="CreateEventsCollection"/>.</summary>
+    private void CreateCollection(string name)
+    {
+        if (_db.CollectionExists(name))
+        {
+            return;
+        }
+        var collection = _db.GetCollection(name);
+        _db.BeginTrans();
+        try
+        {
+            collection.Insert(new LiteDB.BsonDocument { ["_id"] = "placeholder" });
+            collection.Delete("placeholder");
             _db.Commit();
         }
         catch

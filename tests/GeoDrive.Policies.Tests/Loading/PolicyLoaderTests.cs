@@ -80,6 +80,8 @@ public sealed class PolicyLoaderTests
 
         Assert.Equal(["monday-prewarm", "month-end"], doc.RecallJobs.Select(j => j.Name.Value));
         Assert.Equal("0 */2 28-31 * *", doc.RecallJobs[1].Schedule.Value.Expression);
+        Assert.Null(doc.RecallJobs[0].TimeZone);
+        Assert.Equal("Europe/Berlin", doc.RecallJobs[1].TimeZone!.Value);
     }
 
     [Fact]
@@ -270,6 +272,9 @@ public sealed class PolicyLoaderTests
         { "spec:\n  recallJobs: [ { paths: [a], schedule: \"* * * * *\" } ]\n", ErrorIds.PolicyMissingKey, 5, 17, "has no 'name'" },
         { "spec:\n  recallJobs: [ { name: j, paths: [a] } ]\n", ErrorIds.PolicyMissingKey, 5, 17, "has no 'schedule'" },
         { "spec:\n  recallJobs: [ { name: j, paths: [a], schedule: \"0 6 * *\" } ]\n", ErrorIds.PolicyBadValue, 5, 50, "has 4 field(s)" },
+        { "spec:\n  recallJobs: [ { name: j, paths: [a], schedule: \"0 25 * * *\" } ]\n", ErrorIds.PolicyBadValue, 5, 50, "'25' is not a valid hour" },
+        { "spec:\n  recallJobs: [ { name: j, paths: [a], schedule: \"@sometimes\" } ]\n", ErrorIds.PolicyBadValue, 5, 50, "not a known macro" },
+        { "spec:\n  recallJobs: [ { name: j, paths: [a], schedule: \"@daily\", timeZone: Mars/Olympus } ]\n", ErrorIds.PolicyBadValue, 5, 70, "not a time zone" },
         { "spec:\n  recallJobs: [ { name: j, paths: [a], schedule: \"0 6 * * 1\" }, { name: J, paths: [b], schedule: \"0 7 * * *\" } ]\n", ErrorIds.PolicyBadValue, 5, 73, "already defined" },
     };
 

@@ -25,7 +25,9 @@ public sealed class CronScheduleTests
     [InlineData("* * * * MONDAY", "not a valid day of week")]
     [InlineData("*/0 * * * *", "step")]
     [InlineData("5-1 * * * *", "runs backwards")]
-    [InlineData("@daily", "has 1 field(s)")]
+    [InlineData("@sometimes", "not a known macro")]
+    [InlineData("0 6 * * MON-", "not a valid day of week")]
+    [InlineData("every day", "has 2 field(s)")]
     public void Bad_expressions_are_refused_with_the_field_at_fault(string expression, string words)
     {
         Assert.False(CronSchedule.TryParse(expression, out _, out var error));
@@ -59,5 +61,40 @@ public sealed class CronScheduleTests
     {
         Assert.True(CronSchedule.Parse("0 0 * * 7").Matches(new DateTime(2026, 1, 4)));
         Assert.Null(CronSchedule.Parse("0 0 30 2 *").NextAfter(new DateTime(2026, 1, 1)));
+    }
+
+    [Theory]
+    [InlineData("@daily", "0 0 * * *")]
+    [InlineData("@HOURLY", "0 * * * *")]
+    [InlineData("@weekly", "0 0 * * 0")]
+    [InlineData("@monthly", "0 0 1 * *")]
+    [InlineData("@yearly", "0 0 1 1 *")]
+    public void Macros_fire_as_their_five_fields_do(string macro, string fields)
+    {
+        var m = CronSchedule.Parse(macro);
+        var f = CronSchedule.Parse(fields);
+        var t = new DateTime(2026, 1, 3, 7, 13, 0);
+        for (var i = 0; i < 5; i++)
+        {
+            t = f.NextAfter(t)!.Value;
+            Assert.Equal(t, m.NextAfter(t.AddMinutes(-1)));
+        }
+        Assert.Equal(macro, m.Expression);
+    }
+
+    [Fact]
+    public void In_a_time_zone_a_schedule_fires_at_wall_clock_time_across_daylight_saving_changes()
+    {
+        var berlin = TimeZoneInfo.FindSystemTimeZoneById("Europe/Berlin");
+        var s = CronSchedule.Parse("30 2 * * *");
+        // Winter (UTC+1): 02:30 local is 01:30 UTC.
+        Assert.Equal(new DateTimeOffset(2026, 1, 6, 1, 30, 0, TimeSpan.Zero), s.NextUtcAfter(new DateTimeOffset(2026, 1, 5, 9, 0, 0, TimeSpan.Zero), berlin));
+        // 2026-03-29 has no 02:30 in Berlin (clocks jump 02:00 -> 03:00): the next firing is the 30th, in summer time (UTC+2).
+        Assert.Equal(new DateTimeOffset(2026, 3, 30, 0, 30, 0, TimeSpan.Zero), s.NextUtcAfter(new DateTimeOffset(2026, 3, 28, 12, 0, 0, TimeSpan.Zero), berlin));
+        // 2026-10-25 has 02:30 twice: it fires at the first (00:30 UTC) only.
+        var first = s.NextUtcAfter(new DateTimeOffset(2026, 10, 24, 12, 0, 0, TimeSpan.Zero), berlin);
+        Assert.Equal(new DateTimeOffset(2026, 10, 25, 0, 30, 0, TimeSpan.Zero), first);
+        Assert.Equal(new DateTimeOffset(2026, 10, 26, 1, 30, 0, TimeSpan.Zero), s.NextUtcAfter(first!.Value, berlin));
+        Assert.Equal(new DateTimeOffset(2026, 1, 6, 2, 30, 0, TimeSpan.Zero), s.NextUtcAfter(new DateTimeOffset(2026, 1, 5, 9, 0, 0, TimeSpan.Zero), TimeZoneInfo.Utc));
     }
 }

@@ -44,6 +44,12 @@ public static class ErrorIds
     public const string CacheThresholdUnreachable = "CacheThresholdUnreachable";
     public const string CacheWriteFailed = "CacheWriteFailed";
 
+    // Scheduled recall jobs (issue 5)
+    public const string InvalidCron = "InvalidCron";
+    public const string RecallJobNotFound = "RecallJobNotFound";
+    public const string RecallJobExists = "RecallJobExists";
+    public const string RecallJobDeclaredInPolicy = "RecallJobDeclaredInPolicy";
+
     // Service and module
     public const string ServiceNotRunning = "ServiceNotRunning";
     public const string ServiceAccessDenied = "ServiceAccessDenied";

@@ -47,6 +47,7 @@ public sealed partial class DriveEngine
         _clock = clock;
         _logger = logger ?? NullLogger.Instance;
         PolicyLoadedUtc = clock.UtcNow;
+        NoticePolicyRecallJobs();
     }
 
     public DriveEngineOptions Options { get; }
@@ -87,6 +88,7 @@ public sealed partial class DriveEngine
     {
         _policy = policy;
         PolicyLoadedUtc = _clock.UtcNow;
+        NoticePolicyRecallJobs();
     }
 
     /// <summary>Puts a policy event (reloaded, refused) in the drive's event log, beside the file events it explains.</summary>
@@ -113,10 +115,11 @@ public sealed partial class DriveEngine
     /// <summary>
     /// One pass of the scheduler: uploads Dirty files whose settle delay has passed, stubs Cached files
     /// whose access wait has passed and, while the cache volume is over its threshold, the least
-    /// recently used ones; and removes objects of deleted files.
+    /// recently used ones; removes objects of deleted files; and starts a recall job that is due (in the background).
     /// </summary>
     public async Task<TickResult> TickAsync(CancellationToken cancellationToken = default)
     {
+        StartDueRecallJobs();
         var (uploaded, failed) = await UploadDueAsync(cancellationToken);
         var stubbed = await StubDueAsync(cancellationToken);
         stubbed += await StubForCacheThresholdsAsync(cancellationToken);

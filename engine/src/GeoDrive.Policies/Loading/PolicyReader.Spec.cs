@@ -436,7 +436,7 @@ internal sealed partial class PolicyReader
         for (var i = 0; i < list.Children.Count; i++)
         {
             var path = $"spec.recallJobs[{i}]";
-            if (ReadSection(list.Children[i], path, "name", "paths", "schedule") is not { } job)
+            if (ReadSection(list.Children[i], path, "name", "paths", "schedule", "timeZone") is not { } job)
             {
                 continue;
             }
@@ -448,11 +448,13 @@ internal sealed partial class PolicyReader
             var paths = RequiredPatterns(job);
             var schedule = Require(job, "schedule", "schedule: \"0 6 * * 1-5\"") is not null
                 ? Value<CronSchedule>(job, "schedule", ErrorIds.PolicyBadValue, "a cron schedule", ParseCron,
-                    "Write five cron fields in quotes: minute hour day-of-month month day-of-week, e.g. \"0 6 * * 1-5\".")
+                    "Write five cron fields in quotes: minute hour day-of-month month day-of-week, e.g. \"0 6 * * 1-5\", or @daily, @hourly, @weekly, @monthly.")
                 : null;
+            var zone = Value<string>(job, "timeZone", ErrorIds.PolicyBadValue, "a time zone", ParseTimeZone,
+                "Give an IANA time zone such as \"Europe/Berlin\" or \"UTC\", or leave timeZone out for the service's local time.");
             if (name is not null && schedule is not null)
             {
-                jobs.Add(new RecallJob(name, paths, schedule, At(job.Anchor)));
+                jobs.Add(new RecallJob(name, paths, schedule, At(job.Anchor), zone));
             }
         }
         return jobs;
@@ -482,6 +484,22 @@ internal sealed partial class PolicyReader
         var ok = CronSchedule.TryParse(text, out var schedule, out error);
         value = schedule!;
         return ok;
+    }
+
+    private static bool ParseTimeZone(string text, out string value, [NotNullWhen(false)] out string? error)
+    {
+        value = text.Trim();
+        try
+        {
+            value = TimeZoneInfo.FindSystemTimeZoneById(value).Id;
+            error = null;
+            return true;
+        }
+        catch (Exception ex) when (ex is TimeZoneNotFoundException or InvalidTimeZoneException)
+        {
+            error = $"'{text}' is not a time zone this machine knows";
+            return false;
+        }
     }
 
     private static bool ParseTime(string text, out TimeSpan value, [NotNullWhen(false)] out string? error)

@@ -7,6 +7,7 @@ namespace GeoDrive.Policies.Model;
 /// A five-field cron expression ("minute hour day-of-month month day-of-week"), as administrators know it
 /// from crontab: '*', lists '1,15', ranges '1-5', steps '*/15' and '8-18/2', month names JAN..DEC,
 /// day names SUN..SAT, 0 and 7 both Sunday. When both day fields are restricted, either may match (crontab's rule).
+/// The macros @yearly (@annually), @monthly, @weekly, @daily (@midnight) and @hourly stand for their five fields.
 /// </summary>
 public sealed class CronSchedule
 {
@@ -29,6 +30,17 @@ public sealed class CronSchedule
 
     public string Expression { get; }
 
+    private static readonly Dictionary<string, string> Macros = new(StringComparer.OrdinalIgnoreCase)
+    {
+        ["@yearly"] = "0 0 1 1 *",
+        ["@annually"] = "0 0 1 1 *",
+        ["@monthly"] = "0 0 1 * *",
+        ["@weekly"] = "0 0 * * 0",
+        ["@daily"] = "0 0 * * *",
+        ["@midnight"] = "0 0 * * *",
+        ["@hourly"] = "0 * * * *",
+    };
+
     public static CronSchedule Parse(string expression) =>
         TryParse(expression, out var schedule, out var error)
             ? schedule
@@ -38,6 +50,18 @@ public sealed class CronSchedule
     {
         ArgumentNullException.ThrowIfNull(expression);
         schedule = null;
+        var trimmed = expression.Trim();
+        if (trimmed.StartsWith('@'))
+        {
+            if (!Macros.TryGetValue(trimmed, out var fiveFields))
+            {
+                error = $"'{trimmed}' is not a known macro (use @yearly, @monthly, @weekly, @daily or @hourly, or five fields: minute hour day-of-month month day-of-week)";
+                return false;
+            }
+            var ok = TryParse(fiveFields, out schedule, out error);
+            schedule = ok ? new CronSchedule(trimmed, schedule!._allowed, schedule._dayOfMonthRestricted, schedule._dayOfWeekRestricted) : null;
+            return ok;
+        }
         var fields = expression.Split(' ', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries);
         if (fields.Length != 5)
         {
@@ -98,6 +122,36 @@ public sealed class CronSchedule
                 return t;
             }
             t = t.AddMinutes(1);
+        }
+        return null;
+    }
+
+    /// <summary>
+    /// The first firing strictly after <paramref name="afterUtc"/>, with the schedule read as wall-clock
+    /// time in <paramref name="zone"/>. A time skipped by a daylight-saving change does not fire; a time that
+    /// occurs twice fires at its first occurrence only.
+    /// </summary>
+    public DateTimeOffset? NextUtcAfter(DateTimeOffset afterUtc, TimeZoneInfo zone)
+    {
+        ArgumentNullException.ThrowIfNull(zone);
+        var local = TimeZoneInfo.ConvertTime(afterUtc, zone).DateTime;
+        for (var guard = 0; guard < 1000; guard++)
+        {
+            if (NextAfter(DateTime.SpecifyKind(local, DateTimeKind.Unspecified)) is not { } next)
+            {
+                return null;
+            }
+            local = next;
+            if (zone.IsInvalidTime(next))
+            {
+                continue;
+            }
+            var offset = zone.IsAmbiguousTime(next) ? zone.GetAmbiguousTimeOffsets(next).Max() : zone.GetUtcOffset(next);
+            var utc = new DateTimeOffset(next, offset).ToUniversalTime();
+            if (utc > afterUtc)
+            {
+                return utc;
+            }
         }
         return null;
     }

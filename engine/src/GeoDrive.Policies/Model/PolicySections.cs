@@ -107,9 +107,10 @@ public sealed record MultipartSettings
     public PolicyValue<int>? RestoreThreads { get; init; }
 }
 
-/// <summary>spec.recallJobs[]: recall matching stubs on a cron schedule (pre-warming).</summary>
+/// <summary>spec.recallJobs[]: recall matching stubs on a cron schedule (pre-warming), read in TimeZone (null: the service's local time).</summary>
 public sealed record RecallJob(
     PolicyValue<string> Name,
     IReadOnlyList<PathPattern> Paths,
     PolicyValue<CronSchedule> Schedule,
-    SourceLocation Origin);
+    SourceLocation Origin,
+    PolicyValue<string>? TimeZone = null);

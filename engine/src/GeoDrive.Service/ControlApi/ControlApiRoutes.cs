@@ -53,6 +53,7 @@ public static class ControlApiRoutes
         EventRoutes.Map(app);
         PinRoutes.Map(app);
         DriveConfigRoutes.Map(app);
+        RecallJobRoutes.Map(app);
     }
 
     public static CloudFileInfo Describe(DriveEngine engine, FileEntry e) => new()

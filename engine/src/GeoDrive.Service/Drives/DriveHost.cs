@@ -182,11 +182,12 @@ public sealed class DriveHost : IAsyncDisposable
         };
     }
 
-    public ValueTask DisposeAsync()
+    public async ValueTask DisposeAsync()
     {
+        // A recall job still running stops first (recorded as Interrupted; it runs again at the next start).
+        await Engine.StopRecallJobsAsync();
         Dismount();
         _index.Dispose();
         _store.Dispose();
-        return ValueTask.CompletedTask;
     }
 }

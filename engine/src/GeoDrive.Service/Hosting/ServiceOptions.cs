@@ -14,9 +14,12 @@ public sealed class ServiceOptions
     /// <summary>How often each drive's scheduler runs (upload after settle, stub after access wait).</summary>
     public TimeSpan TickInterval { get; init; } = TimeSpan.FromSeconds(1);
 
+    /// <summary>TEST ONLY: a file whose ISO-8601 time is the service's clock (see <see cref="FileClock"/>); null = the system clock.</summary>
+    public string? TestClockPath { get; init; }
+
     public static ServiceOptions FromArgs(string[] args)
     {
-        string? socket = null, home = null;
+        string? socket = null, home = null, testClock = null;
         var tick = TimeSpan.FromSeconds(1);
         for (var i = 0; i < args.Length; i++)
         {
@@ -31,6 +34,10 @@ public sealed class ServiceOptions
                     home = value;
                     i++;
                     break;
+                case "--test-clock" when value is not null:
+                    testClock = value;
+                    i++;
+                    break;
                 case "--tick" when value is not null:
                     tick = TimeSpan.FromMilliseconds(double.Parse(value.TrimEnd('m', 's'), System.Globalization.CultureInfo.InvariantCulture) * (value.EndsWith("ms", StringComparison.Ordinal) ? 1 : 1000));
                     i++;
@@ -42,6 +49,7 @@ public sealed class ServiceOptions
             SocketPath = FullAddress(socket ?? ApiRoutes.DefaultSocketPath),
             HomePath = Path.GetFullPath(home ?? ApiRoutes.DefaultHomePath),
             TickInterval = tick,
+            TestClockPath = testClock,
         };
     }
 
