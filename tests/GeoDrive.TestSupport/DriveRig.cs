@@ -32,7 +32,7 @@ public sealed class DriveRig : IAsyncDisposable
     /// <param name="cachePath">An empty folder for the cache (e.g. on a small volume of the test's own); a temp folder by default.</param>
     /// <param name="multipartThreshold">Files above this go up in parts (16 MiB each when lower than the default).</param>
     /// <param name="endpoint">Another way to the same server (e.g. a <see cref="FaultProxy"/>); the server's own by default.</param>
-    public DriveRig(S3ServerFixture s3, string? policyYaml = null, string? cachePath = null, long multipartThreshold = 64L << 20, string? endpoint = null)
+    public DriveRig(S3TestServer s3, string? policyYaml = null, string? cachePath = null, long multipartThreshold = 64L << 20, string? endpoint = null)
     {
         S3 = s3;
         Bucket = s3.CreateBucket();
@@ -52,7 +52,7 @@ public sealed class DriveRig : IAsyncDisposable
         Engine = NewEngine();
     }
 
-    public S3ServerFixture S3 { get; }
+    public S3TestServer S3 { get; }
     public string Bucket { get; }
     public string CachePath { get; }
     public S3ObjectStore Store { get; }

@@ -167,11 +167,12 @@ public sealed class DriveHost : IAsyncDisposable
         };
     }
 
-    public ValueTask DisposeAsync()
+    public async ValueTask DisposeAsync()
     {
         Dismount();
+        // Recalls in flight stop and leave their files clean stubs before the index closes.
+        await Engine.StopRecallsAsync();
         _index.Dispose();
         _store.Dispose();
-        return ValueTask.CompletedTask;
     }
 }
