@@ -142,6 +142,7 @@ public sealed partial class DriveEngine
                     // Recorded in the index and the events; readers saw it through the session.
                 }
             }
+            session.Ended();
         }, CancellationToken.None);
         return session;
     }

@@ -30,8 +30,15 @@ internal sealed class RecallSession
         RangeCount = Size <= RangeSize ? 1 : (int)((Size + RangeSize - 1) / RangeSize);
         _present = new long[RangeCount];
         _taken = new bool[RangeCount];
-        Cancellation = CancellationTokenSource.CreateLinkedTokenSource(stopping);
+        Cancellation = new CancellationTokenSource();
+        // Not a linked source: its registration on the engine's token is dropped when the recall ends.
+        _stopping = stopping.Register(Cancellation.Cancel);
     }
+
+    private readonly CancellationTokenRegistration _stopping;
+
+    /// <summary>The recall is over (its outcome recorded): it no longer listens for the engine stopping.</summary>
+    public void Ended() => _stopping.Dispose();
 
     /// <summary>Drive-relative; follows a rename of the file while it is recalling.</summary>
     public string Path { get; set; }
