@@ -162,6 +162,30 @@ public sealed class RangedRecallTests(CephS3Fixture ceph) : IClassFixture<CephS3
     }
 
     [Fact]
+    public async Task A_reader_of_a_recall_that_fails_verification_gets_an_error_and_the_file_stays_a_stub()
+    {
+        var rig = await RigAsync();
+        await StubbedFileAsync(rig, "bad.bin", 2 * Part + 9);
+        // Tampered: other bytes under the checksum of the right ones, so the open's fileSync sees the same version.
+        var tampered = new Amazon.S3.Model.PutObjectRequest
+        {
+            BucketName = rig.Bucket, Key = "bad.bin", InputStream = new MemoryStream(DriveRig.RandomBytes(2 * Part + 9, seed: 6)),
+        };
+        tampered.Metadata["geodrive-sha256"] = rig.Engine.GetFile("bad.bin")!.Checksum;
+        await rig.S3.Client.PutObjectAsync(tampered);
+
+        Assert.Equal(OpenDecision.Recalling, await rig.Engine.OpenStreamingAsync("bad.bin", rig.Caller, OpenIntent.Read));
+        var wholeFile = rig.Engine.WaitForRangeAsync("bad.bin", 0, 2 * Part + 9).AsTask();
+        await Assert.ThrowsAsync<GeoDrive.Core.Errors.GeoDriveException>(() => rig.Engine.RecallAsync("bad.bin"));
+
+        // Readers still holding the file open are told, now and at every later read.
+        await wholeFile.ContinueWith(_ => { }, TaskScheduler.Default);
+        await Assert.ThrowsAsync<GeoDrive.Core.Errors.GeoDriveException>(() => rig.Engine.WaitForRangeAsync("bad.bin", 0, 1).AsTask());
+        Assert.Equal(FileState.Stubbed, rig.StateOf("bad.bin"));
+        Assert.Equal(0, rig.AllocatedBlocks("bad.bin"));
+    }
+
+    [Fact]
     public async Task An_open_for_writing_waits_for_the_recall_in_flight()
     {
         var rig = await RigAsync(download: "4MB/s");
