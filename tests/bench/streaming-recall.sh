@@ -29,7 +29,6 @@ bucket=streaming-$(date +%s)
 s3() { curl -sSf --aws-sigv4 "aws:amz:us-east-1:s3" --user "$ak:$sk" -H "x-amz-content-sha256: UNSIGNED-PAYLOAD" "$@"; }
 api() { curl -sSf --unix-socket "$sock" -H 'Content-Type: application/json' "$@"; }
 now() { date +%s.%N; }
-s3 -X PUT "$endpoint/$bucket" >/dev/null
 
 cat > "$work/policy.yaml" <<EOF
 apiVersion: geodrive/v1
@@ -41,18 +40,19 @@ spec:
   transfer: { restoreThreads: 8, multipart: { threshold: 64MiB, partSize: $part, uploadThreads: 4, restoreThreads: $threads } }
 EOF
 
-dotnet .artifacts/service/GeoDrive.Service.dll --socket "$sock" --home "$work/home" --tick 1s >"$work/service.log" 2>&1 &
-pid=$!
+pid=
 cleanup() {
   api -X DELETE "http://geodrive/v1/drives/probe" >/dev/null 2>&1 || true
-  kill "$pid" 2>/dev/null || true
-  wait "$pid" 2>/dev/null || true
+  [ -n "$pid" ] && { kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; }
   umount -l "$work/mnt" 2>/dev/null || true
   s3 -X DELETE "$endpoint/$bucket/big.bin" >/dev/null 2>&1 || true
   s3 -X DELETE "$endpoint/$bucket" >/dev/null 2>&1 || true
   rm -rf "$work"
 }
 trap cleanup EXIT
+s3 -X PUT "$endpoint/$bucket" >/dev/null
+dotnet .artifacts/service/GeoDrive.Service.dll --socket "$sock" --home "$work/home" --tick 1s >"$work/service.log" 2>&1 &
+pid=$!
 for _ in $(seq 200); do [ -S "$sock" ] && break; sleep 0.1; done
 
 api -X POST http://geodrive/v1/drives -d "{\"name\":\"probe\",\"cachePath\":\"$work/cache\",\"mountPath\":\"$work/mnt\",\"endpoint\":\"$endpoint\",\"bucket\":\"$bucket\",\"accessKey\":\"$ak\",\"secretKey\":\"$sk\",\"policyPaths\":[\"$work/policy.yaml\"]}" >/dev/null
