@@ -26,6 +26,15 @@ public sealed class CallerRecorder(IDriveFileSystem engine) : IDriveFileSystem
         return engine.OpenAsync(path, caller, intent, cancellationToken);
     }
 
+    public ValueTask<OpenDecision> OpenStreamingAsync(string path, Caller caller, OpenIntent intent, CancellationToken cancellationToken = default)
+    {
+        Calls.Enqueue(("open", path, caller));
+        return engine.OpenStreamingAsync(path, caller, intent, cancellationToken);
+    }
+
+    public ValueTask WaitForRangeAsync(string path, long offset, long length, CancellationToken cancellationToken = default) =>
+        engine.WaitForRangeAsync(path, offset, length, cancellationToken);
+
     public ValueTask<int> ReadStreamedAsync(string path, long offset, Memory<byte> buffer, CancellationToken cancellationToken = default) =>
         engine.ReadStreamedAsync(path, offset, buffer, cancellationToken);
 

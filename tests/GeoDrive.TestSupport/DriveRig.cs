@@ -33,7 +33,7 @@ public sealed class DriveRig : IAsyncDisposable
     /// <param name="multipartThreshold">Files above this go up in parts (16 MiB each when lower than the default).</param>
     /// <param name="endpoint">Another way to the same server (e.g. a <see cref="FaultProxy"/>); the server's own by default.</param>
     /// <param name="stateOutsideCache">Keep the engine's state (index) in a folder beside the cache, as the Windows service does; in "&lt;cache&gt;/.geodrive" by default.</param>
-    public DriveRig(S3ServerFixture s3, string? policyYaml = null, string? cachePath = null, long multipartThreshold = 64L << 20, string? endpoint = null, bool stateOutsideCache = false)
+    public DriveRig(S3TestServer s3, string? policyYaml = null, string? cachePath = null, long multipartThreshold = 64L << 20, string? endpoint = null, bool stateOutsideCache = false)
     {
         S3 = s3;
         Bucket = s3.CreateBucket();
@@ -54,7 +54,7 @@ public sealed class DriveRig : IAsyncDisposable
         Engine = NewEngine();
     }
 
-    public S3ServerFixture S3 { get; }
+    public S3TestServer S3 { get; }
     public string Bucket { get; }
     public string CachePath { get; }
 

@@ -27,7 +27,7 @@ public sealed partial class FuseMount
         OpenDecision decision;
         try
         {
-            decision = Wait(_drive.OpenAsync(path, caller, intent));
+            decision = Wait(_drive.OpenStreamingAsync(path, caller, intent));
         }
         catch
         {
@@ -57,7 +57,7 @@ public sealed partial class FuseMount
         {
             _open.MarkModified(target);
         }
-        handle = _open.Add(new OpenFile(target, descriptor, streamed: false));
+        handle = _open.Add(new OpenFile(target, descriptor, streamed: false, recalling: decision == OpenDecision.Recalling));
         return 0;
     }
 
@@ -100,7 +100,16 @@ public sealed partial class FuseMount
         {
             return -Errno.EBADF;
         }
-        return file.Streamed ? ReadStreamed(file, buffer, size, offset) : ReadLocal(file.Descriptor, buffer, size, offset);
+        if (file.Streamed)
+        {
+            return ReadStreamed(file, buffer, size, offset);
+        }
+        if (file.Recalling)
+        {
+            // Streaming recall: the bytes are served from the cache file once their range has arrived.
+            Wait(_drive.WaitForRangeAsync(file.Target.Path, offset, size));
+        }
+        return ReadLocal(file.Descriptor, buffer, size, offset);
     }
 
     /// <summary>FUSE takes a short read for the end of the file, so the whole range is read unless the file ends.</summary>

@@ -3,11 +3,12 @@ namespace GeoDrive.Mount.Fuse;
 /// <summary>One open of a file through the mount: the cache file's descriptor, or a streamed read from the bucket.</summary>
 internal sealed class OpenFile
 {
-    public OpenFile(OpenPath target, int descriptor, bool streamed)
+    public OpenFile(OpenPath target, int descriptor, bool streamed, bool recalling = false)
     {
         Target = target;
         Descriptor = descriptor;
         Streamed = streamed;
+        Recalling = recalling;
     }
 
     public OpenPath Target { get; }
@@ -16,6 +17,9 @@ internal sealed class OpenFile
     public int Descriptor { get; }
 
     public bool Streamed { get; }
+
+    /// <summary>Opened while its recall was under way: each read waits for its range first.</summary>
+    public bool Recalling { get; }
 }
 
 /// <summary>A path with open handles: how many, and whether any of them changed the file.</summary>

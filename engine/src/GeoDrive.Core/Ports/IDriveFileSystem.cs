@@ -26,6 +26,21 @@ public interface IDriveFileSystem
     /// </summary>
     ValueTask<OpenDecision> OpenAsync(string path, Caller caller, OpenIntent intent, CancellationToken cancellationToken = default);
 
+    /// <summary>
+    /// As <see cref="OpenAsync"/>, for a front end that can serve a file while its bytes arrive: a stub
+    /// above the multipart threshold opened for reading (by a caller whose rule recalls) is answered
+    /// <see cref="OpenDecision.Recalling"/> as soon as its recall has started. Opens for writing or
+    /// truncation still wait for the whole recall.
+    /// </summary>
+    ValueTask<OpenDecision> OpenStreamingAsync(string path, Caller caller, OpenIntent intent, CancellationToken cancellationToken = default);
+
+    /// <summary>
+    /// For a file opened <see cref="OpenDecision.Recalling"/>: completes when [offset, offset+length) is in
+    /// the cache file (clamped to the file's size; the requested range is fetched first). Completes at
+    /// once when the file is no longer recalling; fails when its recall failed (the file is a stub again).
+    /// </summary>
+    ValueTask WaitForRangeAsync(string path, long offset, long length, CancellationToken cancellationToken = default);
+
     /// <summary>Reads a range of a stub straight from the bucket; the cache is not touched. Returns bytes read (0 at end).</summary>
     ValueTask<int> ReadStreamedAsync(string path, long offset, Memory<byte> buffer, CancellationToken cancellationToken = default);
 
@@ -63,6 +78,11 @@ public enum OpenDecision
     Stream,
     /// <summary>Refuse the open with a permission error.</summary>
     Deny,
+    /// <summary>
+    /// The data is arriving in the cache file (streaming recall): serve each read from the cache file
+    /// after <see cref="IDriveFileSystem.WaitForRangeAsync"/> for its range.
+    /// </summary>
+    Recalling,
 }
 
 public enum OpenIntent

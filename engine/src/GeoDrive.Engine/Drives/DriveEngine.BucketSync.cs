@@ -1,6 +1,5 @@
 using System.Collections.Concurrent;
 using System.Globalization;
-using System.Security.Cryptography;
 using GeoDrive.Core.Errors;
 using GeoDrive.Core.Model;
 using GeoDrive.Core.Paths;
@@ -410,9 +409,9 @@ public sealed partial class DriveEngine
     }
 
     /// <summary>Verification of a recall for a stub made from an object GeoDrive did not write (no SHA-256 recorded).</summary>
-    private static bool ForeignObjectMatches(FileEntry entry, IncrementalHash md5)
+    private static bool ForeignObjectMatches(FileEntry entry, byte[] md5)
     {
-        var received = Convert.ToHexStringLower(md5.GetHashAndReset());
+        var received = Convert.ToHexStringLower(md5);
         // A single-part ETag is the MD5 of the object's bytes; a multipart one ("…-N") is not, so the size (checked already) must do.
         return TrimETag(entry.ETag) is not { Length: 32 } etag || etag.Contains('-', StringComparison.Ordinal)
             || string.Equals(etag, received, StringComparison.OrdinalIgnoreCase);

@@ -15,7 +15,13 @@ public sealed partial class DriveEngine : IDriveFileSystem
     public bool IsInternalPath(string path) =>
         path == DriveEngineOptions.InternalFolder || path.StartsWith(DriveEngineOptions.InternalFolder + "/", StringComparison.Ordinal);
 
-    public async ValueTask<OpenDecision> OpenAsync(string path, Caller caller, OpenIntent intent, CancellationToken cancellationToken = default)
+    public ValueTask<OpenDecision> OpenAsync(string path, Caller caller, OpenIntent intent, CancellationToken cancellationToken = default) =>
+        OpenCoreAsync(path, caller, intent, streaming: false, cancellationToken);
+
+    public ValueTask<OpenDecision> OpenStreamingAsync(string path, Caller caller, OpenIntent intent, CancellationToken cancellationToken = default) =>
+        OpenCoreAsync(path, caller, intent, streaming: true, cancellationToken);
+
+    private async ValueTask<OpenDecision> OpenCoreAsync(string path, Caller caller, OpenIntent intent, bool streaming, CancellationToken cancellationToken)
     {
         GuardInternal(path);
         using (await _locks.AcquireAsync(path, cancellationToken))
@@ -25,6 +31,29 @@ public sealed partial class DriveEngine : IDriveFileSystem
             if (entry is null)
             {
                 return OpenDecision.Local;
+            }
+            if (entry.State == FileState.Recalling)
+            {
+                if (streaming && intent == OpenIntent.Read && _recalls.ContainsKey(path))
+                {
+                    return OpenDecision.Recalling;
+                }
+                // A write or truncate waits for the recall in flight: no byte of the application's may be
+                // overwritten by a range still arriving (docs/decisions.md, issue 4).
+                try
+                {
+                    entry = await RecallLockedAsync(entry, cancellationToken);
+                }
+                catch (Exception ex) when (intent == OpenIntent.Truncate && ex is not OperationCanceledException && _index.Get(path) is { } stub)
+                {
+                    // The old bytes are thrown away anyway: the stub is overwritten below.
+                    entry = stub;
+                }
+                catch when (!openElsewhere)
+                {
+                    _open.TryRemove(path, out _);
+                    throw;
+                }
             }
             if (intent == OpenIntent.Truncate && entry.State is FileState.Stubbed or FileState.Cached)
             {
@@ -40,7 +69,7 @@ public sealed partial class DriveEngine : IDriveFileSystem
                 // fileSync, then recall, stream or deny by the caller's process rule (DriveEngine.ProcessRules.cs).
                 try
                 {
-                    (entry, var decision) = await OpenUnderProcessRuleAsync(entry, caller, intent, openElsewhere, cancellationToken);
+                    (entry, var decision) = await OpenUnderProcessRuleAsync(entry, caller, intent, openElsewhere, streaming, cancellationToken);
                     if (decision is { } answered)
                     {
                         return answered;
@@ -142,6 +171,7 @@ public sealed partial class DriveEngine : IDriveFileSystem
         foreach (var entry in gone)
         {
             _index.Delete(entry.Path);
+            MoveRecalls(entry.Path, null);
             if (entry.ObjectKey is { } key)
             {
                 Tombstone(key);
@@ -166,6 +196,7 @@ public sealed partial class DriveEngine : IDriveFileSystem
         {
             return;
         }
+        MoveRecalls(oldPath, newPath);
         var entries = isDirectory ? _index.Under(newPath).ToList() : [.. _index.Get(newPath) is { } e ? [e] : Array.Empty<FileEntry>()];
         foreach (var entry in entries)
         {
@@ -177,6 +208,7 @@ public sealed partial class DriveEngine : IDriveFileSystem
             switch (entry.State)
             {
                 case FileState.Stubbed:
+                case FileState.Recalling:
                     // Its bytes stay under the old key (kept in ObjectKey) until it is recalled and rewritten.
                     TrackDisplaced(entry);
                     break;

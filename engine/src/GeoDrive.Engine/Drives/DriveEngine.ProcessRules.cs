@@ -29,7 +29,7 @@ public sealed partial class DriveEngine
     /// decision when the open is answered without recalling (stream or deny).
     /// </summary>
     private async Task<(FileEntry Entry, OpenDecision? Decision)> OpenUnderProcessRuleAsync(
-        FileEntry entry, Caller caller, OpenIntent intent, bool openElsewhere, CancellationToken cancellationToken)
+        FileEntry entry, Caller caller, OpenIntent intent, bool openElsewhere, bool streaming, CancellationToken cancellationToken)
     {
         var treatment = TreatmentFor(caller);
         // A stub that will be refused anyway is not worth asking the bucket about.
@@ -40,6 +40,12 @@ public sealed partial class DriveEngine
         }
         if (entry.State != FileState.Stubbed || treatment.Recall == RecallAction.Hydrate)
         {
+            if (streaming && intent == OpenIntent.Read && entry.State == FileState.Stubbed && entry.Size > RecallThreshold)
+            {
+                // Streaming recall: the open returns once the recall has started; each read waits for its range.
+                StartRecallLocked(entry, CancellationToken.None);
+                return (entry, OpenDecision.Recalling);
+            }
             return (await RecallLockedAsync(entry, cancellationToken), null);
         }
         if (treatment.Recall == RecallAction.Stream)

@@ -187,6 +187,8 @@ public sealed class DriveHost : IAsyncDisposable
         // A recall job still running stops first (recorded as Interrupted; it runs again at the next start).
         await Engine.StopRecallJobsAsync();
         Dismount();
+        // Recalls in flight stop and leave their files clean stubs before the index closes.
+        await Engine.StopRecallsAsync();
         _index.Dispose();
         _store.Dispose();
     }
