@@ -149,7 +149,7 @@ class CloudDrive
         {
             $change.Endpoint = $this.Endpoint
         }
-        if ($this.Credential -and $this.Credential.UserName -ne $current.AccessKeyId)
+        if ($this.Credential -and (MaskedAccessKeyId $this.Credential.UserName) -ne $current.AccessKeyId)
         {
             $change.Credential = $this.Credential
         }
@@ -161,6 +161,13 @@ class CloudDrive
 }
 
 # The drive, or $null when the service has none by that name ("service not running" still throws).
+# The same mask as the service's DriveCredential.Mask: a key id of 12 characters or more keeps its last 4.
+function MaskedAccessKeyId([string] $AccessKeyId)
+{
+    if ($AccessKeyId.Length -ge 12) { return ('*' * ($AccessKeyId.Length - 4)) + $AccessKeyId.Substring($AccessKeyId.Length - 4) }
+    return '****'
+}
+
 function GetCloudDriveOrNull([string] $Name)
 {
     $missing = $null
@@ -206,8 +213,9 @@ function GetCloudDriveDifference([CloudDrive] $Desired, [CloudDrive] $Current)
     {
         $differ.Add('PolicyPath')
     }
-    # The secret is never read back: a credential is in its desired state when its key id is.
-    if ($Desired.Credential -and $Desired.Credential.UserName -ne $Current.AccessKeyId)
+    # The secret is never read back: a credential is in its desired state when its key id is. The
+    # service shows the key id masked (last 4 characters; all stars under 12), so the desired one is masked alike.
+    if ($Desired.Credential -and (MaskedAccessKeyId $Desired.Credential.UserName) -ne $Current.AccessKeyId)
     {
         $differ.Add('Credential')
     }

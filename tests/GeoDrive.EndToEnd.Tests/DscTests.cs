@@ -62,7 +62,7 @@ public sealed class DscTests(S3ServerFixture s3) : ServiceTests
         Assert.True(Test(d));
         Assert.Equal("Cached", StateOf(d, "a.txt"));
         Assert.Null(got.Properties["Credential"].Value);   // Get() never returns the secret
-        Assert.Equal(s3.AccessKey, got.Properties["AccessKeyId"].Value);
+        Assert.Equal(MaskedKeyId(s3.AccessKey), got.Properties["AccessKeyId"].Value);
         Assert.DoesNotContain(s3.SecretKey, Service.ReadLog(), StringComparison.Ordinal);
     }
 
@@ -141,7 +141,7 @@ public sealed class DscTests(S3ServerFixture s3) : ServiceTests
         Assert.True(set.ExitCode == 0, set.Errors);
         Assert.True((bool)set.Json["_exist"]!);
         Assert.Equal(d.Bucket, (string)set.Json["bucket"]!);
-        Assert.Equal(s3.AccessKey, (string)set.Json["accessKeyId"]!);
+        Assert.Equal(MaskedKeyId(s3.AccessKey), (string)set.Json["accessKeyId"]!);
 
         var definitions = DrivesJson;
         test = dsc.Invoke("test", desired);
@@ -227,4 +227,7 @@ public sealed class DscTests(S3ServerFixture s3) : ServiceTests
         Assert.Single(Ps.Invoke("Get-CloudDrive -Name $name", d.Variables()));
         Assert.Equal("only here", await File.ReadAllTextAsync(d.Cached("unsaved.txt")));
     }
+
+    /// <summary>The service shows a key id masked (Get-CloudDrive's AccessKeyId): last 4 characters from 12 on, else stars.</summary>
+    private static string MaskedKeyId(string keyId) => keyId.Length >= 12 ? new string('*', keyId.Length - 4) + keyId[^4..] : "****";
 }
