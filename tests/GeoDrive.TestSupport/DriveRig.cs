@@ -118,6 +118,7 @@ public sealed class DriveRig : IAsyncDisposable
     /// <summary>Simulates a restart of the service: a new index handle and engine over the same cache.</summary>
     public async Task<RecoveryReport> RestartAsync()
     {
+        await Engine.DisposeAsync();
         _index.Dispose();
         _index = OpenIndex();
         Engine = NewEngine();
@@ -138,11 +139,11 @@ public sealed class DriveRig : IAsyncDisposable
     private DriveEngine NewEngine() =>
         new(new DriveEngineOptions { Name = "test", CachePath = CachePath }, Store, _index, Policy, Clock);
 
-    public ValueTask DisposeAsync()
+    public async ValueTask DisposeAsync()
     {
+        await Engine.DisposeAsync();
         _index.Dispose();
         Store.Dispose();
         _temp.Dispose();
-        return ValueTask.CompletedTask;
     }
 }

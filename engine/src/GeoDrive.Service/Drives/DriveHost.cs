@@ -66,6 +66,8 @@ public sealed class DriveHost : IAsyncDisposable
             CachePath = definition.CachePath,
             Prefix = definition.Prefix,
             UploadConcurrency = policy.Policy.UploadThreads.Value,
+            // The service's tick only queues settled files; the upload workers run on between ticks.
+            TickWaitsForUploads = false,
         };
         Directory.CreateDirectory(engineOptions.InternalPath);
         var index = LiteDbFileIndex.Open(Path.Combine(engineOptions.InternalPath, "index.db"));
@@ -94,8 +96,10 @@ public sealed class DriveHost : IAsyncDisposable
         MultipartThreshold = Math.Max(policy?.Policy.MultipartThreshold.Value ?? PolicyDefaults.MultipartThreshold, policy?.Policy.PartSize.Value ?? PolicyDefaults.PartSize),
         PartSize = policy?.Policy.PartSize.Value ?? PolicyDefaults.PartSize,
         MultipartUploadThreads = policy?.Policy.MultipartUploadThreads.Value ?? PolicyDefaults.MultipartUploadThreads,
-        // Every upload and its parts may hold a connection at once.
-        MaxConnectionsPerEndpoint = Math.Max(16, (policy?.Policy.UploadThreads.Value ?? PolicyDefaults.UploadThreads) * (policy?.Policy.MultipartUploadThreads.Value ?? PolicyDefaults.MultipartUploadThreads)),
+        // Every upload and its parts, and every recall and its ranges, may hold a connection at once.
+        MaxConnectionsPerEndpoint = Math.Max(16,
+            ((policy?.Policy.UploadThreads.Value ?? PolicyDefaults.UploadThreads) * (policy?.Policy.MultipartUploadThreads.Value ?? PolicyDefaults.MultipartUploadThreads))
+            + ((policy?.Policy.RestoreThreads.Value ?? PolicyDefaults.RestoreThreads) * (policy?.Policy.MultipartRestoreThreads.Value ?? PolicyDefaults.MultipartRestoreThreads))),
         Endpoint = new Uri(definition.Endpoint),
         Bucket = definition.Bucket,
         Prefix = definition.Prefix,
@@ -167,11 +171,12 @@ public sealed class DriveHost : IAsyncDisposable
         };
     }
 
-    public ValueTask DisposeAsync()
+    public async ValueTask DisposeAsync()
     {
         Dismount();
+        // Upload workers stop before the index and store they use go away.
+        await Engine.DisposeAsync();
         _index.Dispose();
         _store.Dispose();
-        return ValueTask.CompletedTask;
     }
 }
