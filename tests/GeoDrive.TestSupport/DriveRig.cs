@@ -32,8 +32,13 @@ public sealed class DriveRig : IAsyncDisposable
     /// <param name="cachePath">An empty folder for the cache (e.g. on a small volume of the test's own); a temp folder by default.</param>
     /// <param name="multipartThreshold">Files above this go up in parts (16 MiB each when lower than the default).</param>
     /// <param name="endpoint">Another way to the same server (e.g. a <see cref="FaultProxy"/>); the server's own by default.</param>
-    public DriveRig(S3ServerFixture s3, string? policyYaml = null, string? cachePath = null, long multipartThreshold = 64L << 20, string? endpoint = null)
+    /// <param name="uploadThreads">Upload workers (transfer.uploadThreads).</param>
+    /// <param name="storeInFront">Wraps the real store for fault injection (e.g. holding PUTs); the engine talks to what it returns.</param>
+    public DriveRig(S3ServerFixture s3, string? policyYaml = null, string? cachePath = null, long multipartThreshold = 64L << 20, string? endpoint = null,
+        int uploadThreads = 4, Func<GeoDrive.Core.Ports.IObjectStore, GeoDrive.Core.Ports.IObjectStore>? storeInFront = null)
     {
+        _uploadThreads = uploadThreads;
+        _storeInFront = storeInFront;
         S3 = s3;
         Bucket = s3.CreateBucket();
         CachePath = cachePath ?? _temp.CreateSubdirectory("cache");
@@ -136,8 +141,12 @@ public sealed class DriveRig : IAsyncDisposable
 
     private LiteDbFileIndex OpenIndex() => LiteDbFileIndex.Open(Path.Combine(CachePath, DriveEngineOptions.InternalFolder, "index.db"));
 
+    private readonly int _uploadThreads;
+    private readonly Func<GeoDrive.Core.Ports.IObjectStore, GeoDrive.Core.Ports.IObjectStore>? _storeInFront;
+
     private DriveEngine NewEngine() =>
-        new(new DriveEngineOptions { Name = "test", CachePath = CachePath }, Store, _index, Policy, Clock);
+        new(new DriveEngineOptions { Name = "test", CachePath = CachePath, UploadConcurrency = _uploadThreads },
+            _storeInFront?.Invoke(Store) ?? Store, _index, Policy, Clock);
 
     public async ValueTask DisposeAsync()
     {

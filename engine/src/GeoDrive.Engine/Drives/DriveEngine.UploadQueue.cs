@@ -28,6 +28,15 @@ public sealed partial class DriveEngine : IAsyncDisposable
     /// <summary>Paths that hold a slot in the pipeline: queued or being uploaded (tests check no path is there twice).</summary>
     public IReadOnlyCollection<string> PathsInUploadPipeline => [.. _uploadSlots.Keys];
 
+    /// <summary>Returns once no file is queued or uploading (what was queued meanwhile included).</summary>
+    public async Task WhenUploadsIdleAsync(CancellationToken cancellationToken = default)
+    {
+        while (_uploadSlots.Values.ToArray() is { Length: > 0 } slots)
+        {
+            await Task.WhenAll(slots.Select(s => s.Done)).WaitAsync(cancellationToken);
+        }
+    }
+
     /// <summary>Stops the workers: queued files stay Dirty in the index, uploads in flight are cancelled and go again at the next start.</summary>
     public async ValueTask DisposeAsync()
     {
@@ -45,7 +54,8 @@ public sealed partial class DriveEngine : IAsyncDisposable
         await Task.WhenAll(workers);
         foreach (var slot in _uploadSlots.Values)
         {
-            slot.Finish(UploadOutcome.NotUploaded);
+            slot.Close();
+            slot.Complete(UploadOutcome.NotUploaded);
         }
         _uploadSlots.Clear();
     }
@@ -174,12 +184,15 @@ public sealed partial class DriveEngine : IAsyncDisposable
                 {
                     Interlocked.Increment(ref _failedSinceTick);
                 }
-                var askedAgain = ReleaseSlot(slot, outcome);
+                var askedAgain = slot.Close();
+                _uploadSlots.TryRemove(KeyValuePair.Create(slot.Path, slot));
                 if ((askedAgain || outcome == UploadOutcome.NotUploaded) && !stopping.IsCancellationRequested && _index.Get(slot.Path) is { } now)
                 {
                     // Changed while it was uploading: round again once due (settle 0: now); otherwise the tick finds it.
                     QueueIfDue(now);
                 }
+                // Last, so whoever waits for the pipeline to be idle already sees the next round queued.
+                slot.Complete(outcome);
             }
         }
     }
@@ -196,12 +209,12 @@ public sealed partial class DriveEngine : IAsyncDisposable
         }
     }
 
-    /// <summary>Frees the path's slot; true when someone asked for the path again while it was held.</summary>
-    private bool ReleaseSlot(UploadSlot slot, UploadOutcome outcome)
+    /// <summary>Frees a slot that never reached a worker.</summary>
+    private void ReleaseSlot(UploadSlot slot, UploadOutcome outcome)
     {
-        var askedAgain = slot.Finish(outcome);
+        slot.Close();
         _uploadSlots.TryRemove(KeyValuePair.Create(slot.Path, slot));
-        return askedAgain;
+        slot.Complete(outcome);
     }
 
     /// <summary>
@@ -280,14 +293,16 @@ public sealed partial class DriveEngine : IAsyncDisposable
             }
         }
 
-        public bool Finish(UploadOutcome outcome)
+        /// <summary>No one can join this slot any more; true when someone asked for the path while its upload ran.</summary>
+        public bool Close()
         {
             lock (_gate)
             {
                 _finished = true;
+                return _askedAgain;
             }
-            _done.TrySetResult(outcome);
-            return _askedAgain;
         }
+
+        public void Complete(UploadOutcome outcome) => _done.TrySetResult(outcome);
     }
 }
