@@ -58,14 +58,15 @@ public sealed class UploadPipelineTests(S3ServerFixture s3) : IClassFixture<S3Se
             last = DriveRig.RandomBytes(1000 + i, i);
             await rig.WriteAsync("busy.bin", last);
             await rig.WriteAsync("other.bin", last);
-            await rig.Engine.TickAsync();
         }
+        // A stepping tick finds both settled and Dirty: it queues neither again, and returns once the pipeline is idle.
+        var tick = rig.Engine.TickAsync();
 
         Assert.Equal(["busy.bin", "first.bin", "other.bin"], rig.Engine.PathsInUploadPipeline.Order(StringComparer.Ordinal));
         Assert.Equal(2, rig.Engine.UploadQueueLength);
 
         held.Release();
-        await rig.Engine.WhenUploadsIdleAsync();
+        Assert.Equal(3, (await tick).Uploaded);
         Assert.Equal((1, 1), (held.Puts("busy.bin"), held.Puts("other.bin")));
         Assert.Equal(last, await rig.ObjectBytesAsync("busy.bin"));
         Assert.All(["first.bin", "busy.bin", "other.bin"], p => Assert.Equal(FileState.Cached, rig.StateOf(p)));

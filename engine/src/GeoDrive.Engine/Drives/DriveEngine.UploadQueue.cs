@@ -218,15 +218,15 @@ public sealed partial class DriveEngine : IAsyncDisposable
     }
 
     /// <summary>
-    /// The scheduler's part: queues every settled Dirty file. With <see cref="DriveEngineOptions.TickWaitsForUploads"/>
-    /// (tests, tools) it waits for those uploads and counts them; the Service's tick only queues and
-    /// reports what the workers finished since the previous tick.
+    /// The scheduler's part: queues every settled Dirty file and reports what the workers finished since
+    /// the previous tick. With <see cref="DriveEngineOptions.TickWaitsForUploads"/> (tests, tools) it
+    /// first waits until the pipeline is idle; the Service's tick only queues.
     /// </summary>
     private async Task<(int Uploaded, int Failed)> UploadDueAsync(CancellationToken cancellationToken)
     {
         if (UploadsSuspended)
         {
-            return (0, 0);
+            return (Interlocked.Exchange(ref _uploadedSinceTick, 0), Interlocked.Exchange(ref _failedSinceTick, 0));
         }
         var now = _clock.UtcNow;
         var due = _index.FindByState(FileState.Dirty, Options.TickBatchSize)
@@ -234,20 +234,16 @@ public sealed partial class DriveEngine : IAsyncDisposable
             .Select(e => e.Path)
             .ToList();
         var wait = Options.TickWaitsForUploads;
-        var slots = new List<UploadSlot>(due.Count);
         foreach (var path in due)
         {
-            if (await QueueUploadAsync(path, waitForRoom: wait, cancellationToken) is { } slot)
-            {
-                slots.Add(slot);
-            }
+            await QueueUploadAsync(path, waitForRoom: wait, cancellationToken);
         }
-        if (!wait)
+        if (wait)
         {
-            return (Interlocked.Exchange(ref _uploadedSinceTick, 0), Interlocked.Exchange(ref _failedSinceTick, 0));
+            // A stepping tick returns with the pipeline idle, including files their close queued before it.
+            await WhenUploadsIdleAsync(cancellationToken);
         }
-        var outcomes = await Task.WhenAll(slots.Select(s => s.Done.WaitAsync(cancellationToken)));
-        return (outcomes.Count(o => o == UploadOutcome.Uploaded), outcomes.Count(o => o == UploadOutcome.Failed));
+        return (Interlocked.Exchange(ref _uploadedSinceTick, 0), Interlocked.Exchange(ref _failedSinceTick, 0));
     }
 
     private enum UploadOutcome

@@ -18,8 +18,8 @@ public sealed class DriveEngineOptions
     public int UploadQueueCapacity { get; init; } = 1024;
 
     /// <summary>
-    /// True: <see cref="DriveEngine.TickAsync"/> waits for the uploads it queued (tests and tools step
-    /// the engine that way). The Service sets false: its tick only queues, the workers run on.
+    /// True: <see cref="DriveEngine.TickAsync"/> returns once the upload pipeline is idle (tests and
+    /// tools step the engine that way). The Service sets false: its tick only queues, the workers run on.
     /// </summary>
     public bool TickWaitsForUploads { get; init; } = true;
 
