@@ -60,7 +60,8 @@ public sealed class CrashTests(S3ServerFixture s3) : IAsyncLifetime
     [Fact]
     public async Task After_kill_9_in_the_middle_of_uploads_a_restart_finishes_them_and_loses_nothing()
     {
-        using var d = new DriveScenario(s3, DriveScenario.Policy(settle: "0s"));
+        // Throttled to 500 KB/s, the 20 MB take 40 s to go up: the kill surely lands among the uploads.
+        using var d = new DriveScenario(s3, DriveScenario.Policy(settle: "0s").TrimEnd() + "\n  throttle: { upload: 500KB/s }\n");
         var contents = Enumerable.Range(0, 200).Select(i => DriveRig.RandomBytes(100_000 + i, i)).ToArray();
 
         using (var ps = new PowerShellSession(_service.SocketPath))
@@ -81,6 +82,7 @@ public sealed class CrashTests(S3ServerFixture s3) : IAsyncLifetime
             Assert.True(counts[GeoDrive.Core.Model.FileState.Dirty] + counts[GeoDrive.Core.Model.FileState.Uploading] > 0, "every upload had finished before the kill");
         }
 
+        await File.WriteAllTextAsync(d.PolicyPath, DriveScenario.Policy(settle: "0s"));
         await _service.StartAsync();
         using (var ps = new PowerShellSession(_service.SocketPath))
         {
