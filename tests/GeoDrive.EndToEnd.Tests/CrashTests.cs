@@ -56,4 +56,44 @@ public sealed class CrashTests(S3ServerFixture s3) : IAsyncLifetime
             Assert.Equal(contents[i], await File.ReadAllBytesAsync(d.Mounted($"batch/file{i:000}.bin")));
         }
     }
+
+    [Fact]
+    public async Task After_kill_9_in_the_middle_of_uploads_a_restart_finishes_them_and_loses_nothing()
+    {
+        // Throttled to 500 KB/s, the 20 MB take 40 s to go up: the kill surely lands among the uploads.
+        using var d = new DriveScenario(s3, DriveScenario.Policy(settle: "0s").TrimEnd() + "\n  throttle: { upload: 500KB/s }\n");
+        var contents = Enumerable.Range(0, 200).Select(i => DriveRig.RandomBytes(100_000 + i, i)).ToArray();
+
+        using (var ps = new PowerShellSession(_service.SocketPath))
+        {
+            ps.Invoke(DriveScenario.NewDriveScript, d.Variables());
+            Assert.Empty(ps.LastErrors);
+        }
+        Directory.CreateDirectory(d.Mounted("busy"));
+        for (var i = 0; i < contents.Length; i++)
+        {
+            await File.WriteAllBytesAsync(d.Mounted($"busy/file{i:000}.bin"), contents[i]);
+        }
+        // Settle 0: each file went into the upload queue at its close; the kill lands among those uploads.
+        _service.Kill();
+        using (var index = GeoDrive.State.LiteDbFileIndex.Open(Path.Combine(d.CachePath, ".geodrive", "index.db")))
+        {
+            var counts = index.CountByState();
+            Assert.True(counts[GeoDrive.Core.Model.FileState.Dirty] + counts[GeoDrive.Core.Model.FileState.Uploading] > 0, "every upload had finished before the kill");
+        }
+
+        await File.WriteAllTextAsync(d.PolicyPath, DriveScenario.Policy(settle: "0s"));
+        await _service.StartAsync();
+        using (var ps = new PowerShellSession(_service.SocketPath))
+        {
+            await DriveScenario.EventuallyAsync(
+                () => (int)ps.Invoke("@(Get-CloudFile -Drive $name -Path 'busy/*' | Where-Object State -eq 'Cached').Count", d.Variables()).Single().BaseObject == 200,
+                "all 200 files uploaded after the restart", seconds: 180);
+        }
+        for (var i = 0; i < contents.Length; i++)
+        {
+            Assert.Equal(contents[i], await d.ObjectBytesAsync($"busy/file{i:000}.bin"));
+            Assert.Equal(contents[i], await File.ReadAllBytesAsync(d.Mounted($"busy/file{i:000}.bin")));
+        }
+    }
 }

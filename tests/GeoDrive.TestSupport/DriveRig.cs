@@ -33,8 +33,13 @@ public sealed class DriveRig : IAsyncDisposable
     /// <param name="multipartThreshold">Files above this go up in parts (16 MiB each when lower than the default).</param>
     /// <param name="endpoint">Another way to the same server (e.g. a <see cref="FaultProxy"/>); the server's own by default.</param>
     /// <param name="stateOutsideCache">Keep the engine's state (index) in a folder beside the cache, as the Windows service does; in "&lt;cache&gt;/.geodrive" by default.</param>
-    public DriveRig(S3TestServer s3, string? policyYaml = null, string? cachePath = null, long multipartThreshold = 64L << 20, string? endpoint = null, bool stateOutsideCache = false)
+    /// <param name="uploadThreads">Upload workers (transfer.uploadThreads).</param>
+    /// <param name="storeInFront">Wraps the real store for fault injection (e.g. holding PUTs); the engine talks to what it returns.</param>
+    public DriveRig(S3TestServer s3, string? policyYaml = null, string? cachePath = null, long multipartThreshold = 64L << 20, string? endpoint = null, bool stateOutsideCache = false,
+        int uploadThreads = 4, Func<GeoDrive.Core.Ports.IObjectStore, GeoDrive.Core.Ports.IObjectStore>? storeInFront = null)
     {
+        _uploadThreads = uploadThreads;
+        _storeInFront = storeInFront;
         S3 = s3;
         Bucket = s3.CreateBucket();
         CachePath = cachePath ?? _temp.CreateSubdirectory("cache");
@@ -132,6 +137,7 @@ public sealed class DriveRig : IAsyncDisposable
     /// <summary>Simulates a restart of the service: a new index handle and engine over the same cache.</summary>
     public async Task<RecoveryReport> RestartAsync()
     {
+        await Engine.DisposeAsync();
         _index.Dispose();
         _index = OpenIndex();
         Engine = NewEngine();
@@ -149,14 +155,18 @@ public sealed class DriveRig : IAsyncDisposable
 
     private LiteDbFileIndex OpenIndex() => LiteDbFileIndex.Open(IndexPath);
 
-    private DriveEngine NewEngine() =>
-        new(new DriveEngineOptions { Name = "test", CachePath = CachePath, InternalPath = StatePath, TimeZone = TimeZoneInfo.Utc }, Store, _index, Policy, Clock);
+    private readonly int _uploadThreads;
+    private readonly Func<GeoDrive.Core.Ports.IObjectStore, GeoDrive.Core.Ports.IObjectStore>? _storeInFront;
 
-    public ValueTask DisposeAsync()
+    private DriveEngine NewEngine() =>
+        new(new DriveEngineOptions { Name = "test", CachePath = CachePath, InternalPath = StatePath, TimeZone = TimeZoneInfo.Utc, UploadConcurrency = _uploadThreads },
+            _storeInFront?.Invoke(Store) ?? Store, _index, Policy, Clock);
+
+    public async ValueTask DisposeAsync()
     {
+        await Engine.DisposeAsync();
         _index.Dispose();
         Store.Dispose();
         _temp.Dispose();
-        return ValueTask.CompletedTask;
     }
 }

@@ -3,7 +3,7 @@
 # (Ceph RGW, its own instance on port 7490; BENCH_S3=moto for a quick look), builds the service and
 # the harness, and measures GeoDrive, rclone and a raw AWSSDK.S3 client on that server in one run.
 #   bash tests/bench/run.sh [--scale smoke|medium|full] [--threads 8,16,64] [--multipart-threads 2,4]
-#                           [--workloads upload,restore,mixed-50-50,mixed-20-80,mixed-80-20] [--clients raw-sdk,rclone,geodrive]
+#                           [--workloads upload,restore,mixed-50-50,mixed-20-80,mixed-80-20] [--clients raw-sdk,rclone,geodrive] [--datasets 10KB,100KB]
 # Writes tests/bench/results/<scale>/: results.md (the table), results.csv, run.log, a .png per workload.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -25,7 +25,9 @@ if [ "${BENCH_S3:-ceph}" = moto ]; then
   endpoint=http://127.0.0.1:$port; export S3_ACCESS_KEY=bench S3_SECRET_KEY=bench-secret
 else
   # Its own cluster, fresh (the OSD keeps memory after big runs), apart from the tests' one on 7480.
-  export CEPH_S3_DIR=/tmp/geodrive-bench-ceph S3_PORT=7490 MON_PORT_V2=3310 MON_PORT_V1=6799 MEMSTORE_BYTES=$((12 * 1024 * 1024 * 1024))
+  # BENCH_S3_PORT and BENCH_CEPH_DIR let two benchmarks run side by side (each wipes its own cluster).
+  export CEPH_S3_DIR=${BENCH_CEPH_DIR:-/tmp/geodrive-bench-ceph} S3_PORT=${BENCH_S3_PORT:-7490} MEMSTORE_BYTES=$((12 * 1024 * 1024 * 1024))
+  export MON_PORT_V2=$((S3_PORT - 4180)) MON_PORT_V1=$((14289 - S3_PORT))
   bash scripts/s3/start-ceph-s3.sh --fresh >/dev/null
   trap 'bash scripts/s3/stop-ceph-s3.sh --wipe >/dev/null 2>&1 || true' EXIT
   endpoint=http://127.0.0.1:$S3_PORT; export S3_ACCESS_KEY=${S3_ACCESS_KEY:-test} S3_SECRET_KEY=${S3_SECRET_KEY:-testsecret}

@@ -11,7 +11,7 @@ public sealed partial class LiteDbFileIndex
     {
         ArgumentNullException.ThrowIfNull(driveEvent);
         var doc = DriveEventDocument.ToDocument(driveEvent);
-        driveEvent.Id = Write(() =>
+        driveEvent.Id = WriteGrouped(() =>
         {
             var id = _events.Insert(doc).AsInt64;
 

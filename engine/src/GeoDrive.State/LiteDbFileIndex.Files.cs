@@ -23,13 +23,13 @@ public sealed partial class LiteDbFileIndex
         ArgumentNullException.ThrowIfNull(entry);
         ArgumentException.ThrowIfNullOrEmpty(entry.Path, nameof(entry));
         var doc = FileEntryDocument.ToDocument(entry);
-        Write(() => _files.Upsert(doc));
+        WriteGrouped(() => _files.Upsert(doc));
     }
 
     public bool Delete(string path)
     {
         ArgumentNullException.ThrowIfNull(path);
-        return Write(() => _files.Delete(path));
+        return WriteGrouped(() => _files.Delete(path));
     }
 
     /// <summary>

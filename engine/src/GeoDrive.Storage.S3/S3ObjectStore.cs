@@ -62,12 +62,16 @@ public sealed partial class S3ObjectStore : IObjectStore, IDisposable
                 ?? throw S3Errors.Translate(new InvalidOperationException("the object is missing right after its upload"), _options, _options.Endpoint, key);
         }
 
-        var buffer = ArrayPool<byte>.Shared.Rent((int)Math.Max(length, 1));
+        // Bytes already in memory (the engine reads a small file once) are sent from where they are.
+        var inMemory = content is MemoryStream memory && memory.Position == 0 && memory.Length == length && memory.TryGetBuffer(out var segment) && segment.Offset == 0
+            ? segment.Array
+            : null;
+        var buffer = inMemory ?? ArrayPool<byte>.Shared.Rent((int)Math.Max(length, 1));
         try
         {
             // Read exactly `length` bytes into memory (≤ threshold) so the SDK can sign the payload
             // over a seekable stream even when the source is not seekable, and a failover can resend it.
-            var read = await ReadFullyAsync(content, buffer.AsMemory(0, (int)length), cancellationToken);
+            var read = inMemory is not null ? length : await ReadFullyAsync(content, buffer.AsMemory(0, (int)length), cancellationToken);
             if (read != length)
             {
                 throw new IOException($"'{key}': the source gave {read} bytes where {length} were expected (the file changed while uploading).");
@@ -88,7 +92,10 @@ public sealed partial class S3ObjectStore : IObjectStore, IDisposable
         }
         finally
         {
-            ArrayPool<byte>.Shared.Return(buffer);
+            if (inMemory is null)
+            {
+                ArrayPool<byte>.Shared.Return(buffer);
+            }
         }
     }
 

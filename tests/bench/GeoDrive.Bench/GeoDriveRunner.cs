@@ -200,7 +200,20 @@ public sealed class GeoDriveRunner : IBenchClient
             }
         }
         _api.Dispose();
-        _service.Kill();
-        await _service.WaitForExitAsync();
+        // SIGTERM first: a service stopped cleanly finishes its trace file when one is recorded (DOTNET_EnableEventPipe).
+        using (var term = Process.Start("kill", ["-TERM", _service.Id.ToString(CultureInfo.InvariantCulture)]))
+        {
+            await term.WaitForExitAsync();
+        }
+        using var patience = new CancellationTokenSource(TimeSpan.FromSeconds(20));
+        try
+        {
+            await _service.WaitForExitAsync(patience.Token);
+        }
+        catch (OperationCanceledException)
+        {
+            _service.Kill();
+            await _service.WaitForExitAsync();
+        }
     }
 }

@@ -11,7 +11,7 @@ using GeoDrive.Bench;
 // the same server in one run. Prints a table of files/s and MB/s with the ratios GeoDrive/ceiling and
 // GeoDrive/rclone, and writes CSV and one gnuplot script (and PNG, if gnuplot is there) per workload.
 var options = BenchOptions.Parse(args);
-var datasets = Dataset.ForScale(options.Scale);
+var datasets = Dataset.ForScale(options.Scale).Where(d => options.Datasets is null || options.Datasets.Contains(d.Name)).ToList();
 var workloads = Workload.All.Where(w => options.Workloads is null || options.Workloads.Contains(w.Name)).ToList();
 Directory.CreateDirectory(options.Out);
 Console.WriteLine($"GeoDrive transfer benchmark: scale {options.Scale}, endpoint {options.Endpoint}, threads {string.Join('/', options.Threads)}, multipart threads {string.Join('/', options.MultipartThreads)}");
@@ -112,7 +112,7 @@ static async Task EmptyPrefixAsync(AmazonS3Client s3, string bucket, string pref
 }
 
 internal sealed record BenchOptions(string Scale, string Endpoint, string AccessKey, string SecretKey, int[] Threads, int[] MultipartThreads,
-    string[] Clients, string[]? Workloads, string ServiceDll, string Work, string Out)
+    string[] Clients, string[]? Workloads, string ServiceDll, string Work, string Out, string[]? Datasets = null)
 {
     public static BenchOptions Parse(string[] args)
     {
@@ -134,7 +134,8 @@ internal sealed record BenchOptions(string Scale, string Endpoint, string Access
             workloads.Length == 0 ? null : workloads.Split(','),
             Arg("service", ".artifacts/service/GeoDrive.Service.dll"),
             Arg("work", "/tmp/geodrive-bench"),
-            Arg("out", "tests/bench/results"));
+            Arg("out", "tests/bench/results"),
+            Arg("datasets", "") is { Length: > 0 } only ? only.Split(',') : null);
     }
 }
 

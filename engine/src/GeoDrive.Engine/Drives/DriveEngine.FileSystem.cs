@@ -147,6 +147,8 @@ public sealed partial class DriveEngine : IDriveFileSystem
             }
             entry.LastAccessUtc = _clock.UtcNow;
             _index.Put(entry);
+            // Settle 0: straight into the upload queue, not at the next tick.
+            QueueIfDue(entry);
         }
     }
 

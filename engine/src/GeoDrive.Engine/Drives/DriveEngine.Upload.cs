@@ -1,3 +1,4 @@
+using System.Buffers;
 using GeoDrive.Core.Errors;
 using GeoDrive.Core.Model;
 using GeoDrive.Engine.Files;
@@ -7,6 +8,11 @@ namespace GeoDrive.Engine.Drives;
 
 public sealed partial class DriveEngine
 {
+    // Files up to this size are read once (hashed and sent from one pooled buffer).
+    private const int SmallFileBytes = 1 << 20;
+
+    private readonly PathLocks _uploadLocks = new();
+
     /// <summary>
     /// Uploads one file now (Invoke-ForceUpload, sync mode, the scheduler) and verifies the object.
     /// Returns the entry as it ends: Cached when the bucket holds exactly the current bytes, Dirty when
@@ -15,6 +21,16 @@ public sealed partial class DriveEngine
     public async Task<FileEntry> UploadAsync(string path, CancellationToken cancellationToken = default)
     {
         path = Core.Paths.DrivePath.Normalize(path);
+        // One upload of a path at a time (pipeline, sync close, Invoke-ForceUpload): two PUTs of one key
+        // racing could leave the older bytes in the bucket after the newer upload was verified.
+        using (await _uploadLocks.AcquireAsync(path, cancellationToken))
+        {
+            return await UploadOnceAsync(path, cancellationToken);
+        }
+    }
+
+    private async Task<FileEntry> UploadOnceAsync(string path, CancellationToken cancellationToken)
+    {
         var localPath = LocalPath(path);
         LocalFile local;
         long generation;
@@ -47,32 +63,56 @@ public sealed partial class DriveEngine
         try
         {
             await RescueDisplacedStubAsync(key, path, cancellationToken);
-            // Checksums first: they travel as user metadata in the PUT's headers.
-            var hashes = await FileHashes.ComputeAsync(localPath, cancellationToken);
-            ObjectInfo? head = null;
-            if (hashes.Length == local.Size)
+            byte[]? small = null;
+            try
             {
-                var metadata = ObjectLayout.MetadataFor(hashes.Sha256, local.Size, local.ModifiedUtc, local.Mode);
-                ObjectLayout.AddTags(metadata, _policy.TagsFor(path), path, local.ModifiedUtc);
-                ObjectInfo put;
-                Transfers.UploadStarted(local.Size);
-                try
+                // Checksums first: they travel as user metadata in the PUT's headers. A small file is
+                // read once, into a pooled buffer that is hashed and sent; a larger one is read twice
+                // (hashed, then streamed) so memory never holds it whole.
+                FileHashes hashes;
+                if (local.Size <= SmallFileBytes)
                 {
-                    await using var file = FileHashes.OpenShared(localPath);
-                    // Unthrottled, a file goes as is (multipart parts straight from their offsets).
-                    await using Stream content = UploadThrottled ? new ThrottledStream(file, UploadThrottle) : file;
-                    put = await _store.PutAsync(key, content, local.Size, metadata, cancellationToken);
+                    small = ArrayPool<byte>.Shared.Rent((int)Math.Max(1, local.Size + 1));
+                    hashes = await FileHashes.ReadSmallAsync(localPath, small, cancellationToken);
                 }
-                finally
+                else
                 {
-                    Transfers.UploadEnded(local.Size);
+                    hashes = await FileHashes.ComputeAsync(localPath, cancellationToken);
                 }
-                // A single PUT answers with the MD5 the server computed over the bytes it stored:
-                // checked against ours, that is verification enough. Otherwise (multipart, or a server
-                // that answers without it) HEAD, which is also what any later reader will see.
-                head = ObjectLayout.IsPlainMd5(put.ETag) ? put : await _store.HeadAsync(key, cancellationToken);
+                ObjectInfo? head = null;
+                if (hashes.Length == local.Size)
+                {
+                    var metadata = ObjectLayout.MetadataFor(hashes.Sha256, local.Size, local.ModifiedUtc, local.Mode);
+                    ObjectLayout.AddTags(metadata, _policy.TagsFor(path), path, local.ModifiedUtc);
+                    ObjectInfo put;
+                    Transfers.UploadStarted(local.Size);
+                    try
+                    {
+                        // Unthrottled, a file goes as is (multipart parts straight from their offsets).
+                        await using Stream file = small is not null
+                            ? new MemoryStream(small, 0, (int)local.Size, writable: false, publiclyVisible: true)
+                            : FileHashes.OpenShared(localPath);
+                        await using Stream content = UploadThrottled ? new ThrottledStream(file, UploadThrottle) : file;
+                        put = await _store.PutAsync(key, content, local.Size, metadata, cancellationToken);
+                    }
+                    finally
+                    {
+                        Transfers.UploadEnded(local.Size);
+                    }
+                    // A single PUT answers with the MD5 the server computed over the bytes it stored:
+                    // checked against ours, that is verification enough. Otherwise (multipart, or a server
+                    // that answers without it) HEAD, which is also what any later reader will see.
+                    head = ObjectLayout.IsPlainMd5(put.ETag) ? put : await _store.HeadAsync(key, cancellationToken);
+                }
+                return await FinishUploadAsync(path, key, generation, local, hashes, head, cancellationToken);
             }
-            return await FinishUploadAsync(path, key, generation, local, hashes, head, cancellationToken);
+            finally
+            {
+                if (small is not null)
+                {
+                    ArrayPool<byte>.Shared.Return(small);
+                }
+            }
         }
         catch (Exception ex) when (ex is not OperationCanceledException)
         {
@@ -166,48 +206,5 @@ public sealed partial class DriveEngine
         {
             Record(DriveEventKind.Error, path, $"Upload failed, will retry: {error.Message}", (error as GeoDriveException)?.ErrorId ?? ErrorIds.StoreError);
         }
-    }
-
-    private async Task<(int Uploaded, int Failed)> UploadDueAsync(CancellationToken cancellationToken)
-    {
-        if (UploadsSuspended)
-        {
-            return (0, 0);
-        }
-        var now = _clock.UtcNow;
-        var settle = _policy.Settle;
-        var due = _index.FindByState(FileState.Dirty, Options.TickBatchSize)
-            .Where(e => !_open.ContainsKey(e.Path)
-                        && (e.DirtySinceUtc is null || e.DirtySinceUtc.Value + settle <= now)
-                        && (e.NextAttemptUtc is null || e.NextAttemptUtc.Value <= now))
-            .Select(e => e.Path)
-            .ToList();
-        if (due.Count == 0)
-        {
-            return (0, 0);
-        }
-
-        var uploaded = 0;
-        var failed = 0;
-        await Parallel.ForEachAsync(due, new ParallelOptions { MaxDegreeOfParallelism = Options.UploadConcurrency, CancellationToken = cancellationToken }, async (path, ct) =>
-        {
-            try
-            {
-                var entry = await UploadAsync(path, ct);
-                if (entry.State == FileState.Cached)
-                {
-                    Interlocked.Increment(ref uploaded);
-                }
-            }
-            catch (GeoDriveException)
-            {
-                Interlocked.Increment(ref failed);
-            }
-            catch (IOException)
-            {
-                Interlocked.Increment(ref failed);
-            }
-        });
-        return (uploaded, failed);
     }
 }

@@ -14,6 +14,15 @@ public sealed class DriveEngineOptions
     /// <summary>Uploads running at once; transfer.uploadThreads will set it (issue 4).</summary>
     public int UploadConcurrency { get; init; } = 4;
 
+    /// <summary>Settled files waiting for an upload worker; beyond it the tick queues them later.</summary>
+    public int UploadQueueCapacity { get; init; } = 1024;
+
+    /// <summary>
+    /// True: <see cref="DriveEngine.TickAsync"/> returns once the upload pipeline is idle (tests and
+    /// tools step the engine that way). The Service sets false: its tick only queues, the workers run on.
+    /// </summary>
+    public bool TickWaitsForUploads { get; init; } = true;
+
     /// <summary>Longest wait between retries of a failed upload.</summary>
     public TimeSpan MaxRetryDelay { get; init; } = TimeSpan.FromMinutes(5);
 

@@ -1,3 +1,4 @@
+using System.Buffers;
 using System.Security.Cryptography;
 
 namespace GeoDrive.Engine.Files;
@@ -17,16 +18,40 @@ public readonly record struct FileHashes(string Sha256, string Md5, long Length)
     {
         using var sha = IncrementalHash.CreateHash(HashAlgorithmName.SHA256);
         using var md5 = IncrementalHash.CreateHash(HashAlgorithmName.MD5);
-        var buffer = new byte[BufferSize];
-        long total = 0;
-        int read;
-        while ((read = await stream.ReadAsync(buffer, cancellationToken)) > 0)
+        var buffer = ArrayPool<byte>.Shared.Rent(BufferSize);
+        try
         {
-            sha.AppendData(buffer, 0, read);
-            md5.AppendData(buffer, 0, read);
+            long total = 0;
+            int read;
+            while ((read = await stream.ReadAsync(buffer, cancellationToken)) > 0)
+            {
+                sha.AppendData(buffer, 0, read);
+                md5.AppendData(buffer, 0, read);
+                total += read;
+            }
+            return new FileHashes(Convert.ToHexStringLower(sha.GetHashAndReset()), Convert.ToHexStringLower(md5.GetHashAndReset()), total);
+        }
+        finally
+        {
+            ArrayPool<byte>.Shared.Return(buffer);
+        }
+    }
+
+    /// <summary>
+    /// Reads a small file whole into <paramref name="buffer"/> (one byte longer than the size expected,
+    /// so a file that grew shows as a length mismatch) and hashes it there: one read serves hash and upload.
+    /// </summary>
+    public static async Task<FileHashes> ReadSmallAsync(string localPath, byte[] buffer, CancellationToken cancellationToken = default)
+    {
+        await using var stream = OpenShared(localPath);
+        var total = 0;
+        int read;
+        while (total < buffer.Length && (read = await stream.ReadAsync(buffer.AsMemory(total), cancellationToken)) > 0)
+        {
             total += read;
         }
-        return new FileHashes(Convert.ToHexStringLower(sha.GetHashAndReset()), Convert.ToHexStringLower(md5.GetHashAndReset()), total);
+        var bytes = buffer.AsSpan(0, total);
+        return new FileHashes(Convert.ToHexStringLower(SHA256.HashData(bytes)), Convert.ToHexStringLower(MD5.HashData(bytes)), total);
     }
 
     /// <summary>Opens for reading while others may keep writing: the engine never blocks an application.</summary>

@@ -70,6 +70,8 @@ public sealed class DriveHost : IAsyncDisposable
             Prefix = definition.Prefix,
             UploadConcurrency = policy.Policy.UploadThreads.Value,
             InternalPath = platform.FrontEnd.StatePath(definition),
+            // The service's tick only queues settled files; the upload workers run on between ticks.
+            TickWaitsForUploads = false,
         };
         Directory.CreateDirectory(engineOptions.InternalPath);
         var index = LiteDbFileIndex.Open(Path.Combine(engineOptions.InternalPath, "index.db"));
@@ -105,8 +107,10 @@ public sealed class DriveHost : IAsyncDisposable
         MultipartThreshold = Math.Max(policy?.Policy.MultipartThreshold.Value ?? PolicyDefaults.MultipartThreshold, policy?.Policy.PartSize.Value ?? PolicyDefaults.PartSize),
         PartSize = policy?.Policy.PartSize.Value ?? PolicyDefaults.PartSize,
         MultipartUploadThreads = policy?.Policy.MultipartUploadThreads.Value ?? PolicyDefaults.MultipartUploadThreads,
-        // Every upload and its parts may hold a connection at once.
-        MaxConnectionsPerEndpoint = Math.Max(16, (policy?.Policy.UploadThreads.Value ?? PolicyDefaults.UploadThreads) * (policy?.Policy.MultipartUploadThreads.Value ?? PolicyDefaults.MultipartUploadThreads)),
+        // Every upload and its parts, and every recall and its ranges, may hold a connection at once.
+        MaxConnectionsPerEndpoint = Math.Max(16,
+            ((policy?.Policy.UploadThreads.Value ?? PolicyDefaults.UploadThreads) * (policy?.Policy.MultipartUploadThreads.Value ?? PolicyDefaults.MultipartUploadThreads))
+            + ((policy?.Policy.RestoreThreads.Value ?? PolicyDefaults.RestoreThreads) * (policy?.Policy.MultipartRestoreThreads.Value ?? PolicyDefaults.MultipartRestoreThreads))),
         Endpoint = new Uri(definition.Endpoint),
         AdditionalEndpoints = definition.AdditionalEndpoints.Select(u => new Uri(u)).ToArray(),
         Bucket = definition.Bucket,
@@ -189,6 +193,8 @@ public sealed class DriveHost : IAsyncDisposable
         Dismount();
         // Recalls in flight stop and leave their files clean stubs before the index closes.
         await Engine.StopRecallsAsync();
+        // Upload workers stop before the index and store they use go away.
+        await Engine.DisposeAsync();
         _index.Dispose();
         _store.Dispose();
     }

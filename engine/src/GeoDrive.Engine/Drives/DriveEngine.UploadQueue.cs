@@ -1,0 +1,304 @@
+using System.Collections.Concurrent;
+using System.Threading.Channels;
+using GeoDrive.Core.Errors;
+using GeoDrive.Core.Model;
+using Microsoft.Extensions.Logging;
+
+namespace GeoDrive.Engine.Drives;
+
+/// <summary>
+/// The upload pipeline: one bounded queue per drive, fed as files settle (by the tick, and by the last
+/// close when the settle delay is 0), read by <see cref="DriveEngineOptions.UploadConcurrency"/>
+/// long-lived workers. A path is never queued twice: from the moment it is queued until its upload
+/// ends it has one slot, and a change that arrives meanwhile sends it round again once that upload ends.
+/// </summary>
+public sealed partial class DriveEngine : IAsyncDisposable
+{
+    private readonly ConcurrentDictionary<string, UploadSlot> _uploadSlots = new(StringComparer.Ordinal);
+    private readonly CancellationTokenSource _stopping = new();
+    private readonly Lock _pipelineGate = new();
+    private Channel<UploadSlot>? _uploadQueue;
+    private Task[] _uploadWorkers = [];
+    private int _uploadedSinceTick;
+    private int _failedSinceTick;
+
+    /// <summary>Files waiting in the upload queue (not yet taken by a worker).</summary>
+    public int UploadQueueLength => _uploadQueue?.Reader.Count ?? 0;
+
+    /// <summary>Paths that hold a slot in the pipeline: queued or being uploaded (tests check no path is there twice).</summary>
+    public IReadOnlyCollection<string> PathsInUploadPipeline => [.. _uploadSlots.Keys];
+
+    /// <summary>Returns once no file is queued or uploading (what was queued meanwhile included).</summary>
+    public async Task WhenUploadsIdleAsync(CancellationToken cancellationToken = default)
+    {
+        while (_uploadSlots.Values.ToArray() is { Length: > 0 } slots)
+        {
+            await Task.WhenAll(slots.Select(s => s.Done)).WaitAsync(cancellationToken);
+        }
+    }
+
+    /// <summary>Stops the workers: queued files stay Dirty in the index, uploads in flight are cancelled and go again at the next start.</summary>
+    public async ValueTask DisposeAsync()
+    {
+        Task[] workers;
+        lock (_pipelineGate)
+        {
+            if (_stopping.IsCancellationRequested)
+            {
+                return;
+            }
+            _stopping.Cancel();
+            _uploadQueue?.Writer.TryComplete();
+            workers = _uploadWorkers;
+        }
+        await Task.WhenAll(workers);
+        foreach (var slot in _uploadSlots.Values)
+        {
+            slot.Close();
+            slot.Complete(UploadOutcome.NotUploaded);
+        }
+        _uploadSlots.Clear();
+    }
+
+    /// <summary>
+    /// Queues a Dirty file whose settle delay has passed. Returns its slot (a new one, or the one it
+    /// already holds), or null when uploads are suspended, the engine is stopping, or the queue is full
+    /// and <paramref name="waitForRoom"/> is false (the next tick queues it then).
+    /// </summary>
+    private async ValueTask<UploadSlot?> QueueUploadAsync(string path, bool waitForRoom, CancellationToken cancellationToken)
+    {
+        while (!UploadsSuspended && !_stopping.IsCancellationRequested)
+        {
+            var slot = new UploadSlot(path);
+            var held = _uploadSlots.GetOrAdd(path, slot);
+            if (held != slot)
+            {
+                if (held.AskAgain())
+                {
+                    return held;
+                }
+                // That slot just finished; take a new one.
+                continue;
+            }
+            var queue = EnsureUploadWorkers();
+            if (queue.Writer.TryWrite(slot))
+            {
+                return slot;
+            }
+            if (waitForRoom)
+            {
+                try
+                {
+                    await queue.Writer.WriteAsync(slot, cancellationToken);
+                    return slot;
+                }
+                catch (Exception ex) when (ex is OperationCanceledException or ChannelClosedException)
+                {
+                    ReleaseSlot(slot, UploadOutcome.NotUploaded);
+                    throw;
+                }
+            }
+            ReleaseSlot(slot, UploadOutcome.NotUploaded);
+            return null;
+        }
+        return null;
+    }
+
+    /// <summary>The file-system events' way in: a file that is due now (settle 0) goes straight to the queue.</summary>
+    private void QueueIfDue(FileEntry entry)
+    {
+        if (IsDueForUpload(entry, _clock.UtcNow))
+        {
+            _ = QueueUploadAsync(entry.Path, waitForRoom: false, CancellationToken.None).AsTask();
+        }
+    }
+
+    private bool IsDueForUpload(FileEntry entry, DateTimeOffset now) =>
+        entry.State == FileState.Dirty
+        && !_open.ContainsKey(entry.Path)
+        && (entry.DirtySinceUtc is null || entry.DirtySinceUtc.Value + _policy.Settle <= now)
+        && (entry.NextAttemptUtc is null || entry.NextAttemptUtc.Value <= now);
+
+    private Channel<UploadSlot> EnsureUploadWorkers()
+    {
+        if (_uploadQueue is { } started)
+        {
+            return started;
+        }
+        lock (_pipelineGate)
+        {
+            if (_uploadQueue is null)
+            {
+                var workers = Math.Max(1, Options.UploadConcurrency);
+                var queue = Channel.CreateBounded<UploadSlot>(new BoundedChannelOptions(Math.Max(Options.UploadQueueCapacity, workers))
+                {
+                    SingleReader = false,
+                    SingleWriter = false,
+                    FullMode = BoundedChannelFullMode.Wait,
+                });
+                _uploadWorkers = Enumerable.Range(0, workers).Select(_ => Task.Run(() => RunUploadWorkerAsync(queue.Reader))).ToArray();
+                _uploadQueue = queue;
+            }
+            return _uploadQueue;
+        }
+    }
+
+    private async Task RunUploadWorkerAsync(ChannelReader<UploadSlot> queue)
+    {
+        var stopping = _stopping.Token;
+        while (await WaitToReadAsync(queue, stopping))
+        {
+            while (queue.TryRead(out var slot))
+            {
+                var outcome = UploadOutcome.NotUploaded;
+                try
+                {
+                    // Suspend-CloudDrive stops what has not started; the file stays Dirty and the tick queues it after Resume.
+                    if (!UploadsSuspended && !stopping.IsCancellationRequested)
+                    {
+                        slot.Started();
+                        var entry = await UploadAsync(slot.Path, stopping);
+                        outcome = entry.State == FileState.Cached ? UploadOutcome.Uploaded : UploadOutcome.NotUploaded;
+                    }
+                }
+                catch (OperationCanceledException) when (stopping.IsCancellationRequested)
+                {
+                    // Stopping: the entry is Dirty again (FailUploadAsync) and goes at the next start.
+                }
+                catch (Exception ex) when (ex is GeoDriveException or IOException or UnauthorizedAccessException)
+                {
+                    // Recorded as an event by UploadAsync; the file stays Dirty with its retry time.
+                    outcome = UploadOutcome.Failed;
+                }
+                catch (Exception ex) when (ex is not OperationCanceledException)
+                {
+                    // A worker must outlive any one file.
+                    _logger.LogError(ex, "{Drive}: upload of {Path} failed unexpectedly", Name, slot.Path);
+                    outcome = UploadOutcome.Failed;
+                }
+                if (outcome == UploadOutcome.Uploaded)
+                {
+                    Interlocked.Increment(ref _uploadedSinceTick);
+                }
+                else if (outcome == UploadOutcome.Failed)
+                {
+                    Interlocked.Increment(ref _failedSinceTick);
+                }
+                var askedAgain = slot.Close();
+                _uploadSlots.TryRemove(KeyValuePair.Create(slot.Path, slot));
+                if ((askedAgain || outcome == UploadOutcome.NotUploaded) && !stopping.IsCancellationRequested && _index.Get(slot.Path) is { } now)
+                {
+                    // Changed while it was uploading: round again once due (settle 0: now); otherwise the tick finds it.
+                    QueueIfDue(now);
+                }
+                // Last, so whoever waits for the pipeline to be idle already sees the next round queued.
+                slot.Complete(outcome);
+            }
+        }
+    }
+
+    private static async ValueTask<bool> WaitToReadAsync(ChannelReader<UploadSlot> queue, CancellationToken stopping)
+    {
+        try
+        {
+            return await queue.WaitToReadAsync(stopping);
+        }
+        catch (OperationCanceledException)
+        {
+            return false;
+        }
+    }
+
+    /// <summary>Frees a slot that never reached a worker.</summary>
+    private void ReleaseSlot(UploadSlot slot, UploadOutcome outcome)
+    {
+        slot.Close();
+        _uploadSlots.TryRemove(KeyValuePair.Create(slot.Path, slot));
+        slot.Complete(outcome);
+    }
+
+    /// <summary>
+    /// The scheduler's part: queues every settled Dirty file and reports what the workers finished since
+    /// the previous tick. With <see cref="DriveEngineOptions.TickWaitsForUploads"/> (tests, tools) it
+    /// first waits until the pipeline is idle; the Service's tick only queues.
+    /// </summary>
+    private async Task<(int Uploaded, int Failed)> UploadDueAsync(CancellationToken cancellationToken)
+    {
+        if (UploadsSuspended)
+        {
+            return (Interlocked.Exchange(ref _uploadedSinceTick, 0), Interlocked.Exchange(ref _failedSinceTick, 0));
+        }
+        var now = _clock.UtcNow;
+        var due = _index.FindByState(FileState.Dirty, Options.TickBatchSize)
+            .Where(e => IsDueForUpload(e, now) && !_uploadSlots.ContainsKey(e.Path))
+            .Select(e => e.Path)
+            .ToList();
+        var wait = Options.TickWaitsForUploads;
+        foreach (var path in due)
+        {
+            await QueueUploadAsync(path, waitForRoom: wait, cancellationToken);
+        }
+        if (wait)
+        {
+            // A stepping tick returns with the pipeline idle, including files their close queued before it.
+            await WhenUploadsIdleAsync(cancellationToken);
+        }
+        return (Interlocked.Exchange(ref _uploadedSinceTick, 0), Interlocked.Exchange(ref _failedSinceTick, 0));
+    }
+
+    private enum UploadOutcome
+    {
+        NotUploaded,
+        Uploaded,
+        Failed,
+    }
+
+    /// <summary>A path's place in the pipeline, from queued to the end of its upload.</summary>
+    private sealed class UploadSlot(string path)
+    {
+        private readonly Lock _gate = new();
+        private readonly TaskCompletionSource<UploadOutcome> _done = new(TaskCreationOptions.RunContinuationsAsynchronously);
+        private bool _started;
+        private bool _askedAgain;
+        private bool _finished;
+
+        public string Path { get; } = path;
+
+        public Task<UploadOutcome> Done => _done.Task;
+
+        public void Started()
+        {
+            lock (_gate)
+            {
+                _started = true;
+            }
+        }
+
+        /// <summary>Someone wants this path uploaded while it holds this slot; false when the slot has just finished.</summary>
+        public bool AskAgain()
+        {
+            lock (_gate)
+            {
+                if (_finished)
+                {
+                    return false;
+                }
+                // Still queued: the upload has not read the file yet, so it takes the change with it.
+                _askedAgain |= _started;
+                return true;
+            }
+        }
+
+        /// <summary>No one can join this slot any more; true when someone asked for the path while its upload ran.</summary>
+        public bool Close()
+        {
+            lock (_gate)
+            {
+                _finished = true;
+                return _askedAgain;
+            }
+        }
+
+        public void Complete(UploadOutcome outcome) => _done.TrySetResult(outcome);
+    }
+}
