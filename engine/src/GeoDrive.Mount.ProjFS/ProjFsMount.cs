@@ -114,7 +114,7 @@ public sealed partial class ProjFsMount : ILocalStubs, IDisposable
         var callbacks = ProjFsCallbacks.Table();
         var internalRoot = RootLayout.InternalFolderInRoot(Root);
         fixed (char* all = "")
-        fixed (char* own = ".geodrive")
+        fixed (char* own = RootLayout.InternalFolder)
         {
             var mappings = stackalloc PrjNotificationMapping[2];
             mappings[0] = new PrjNotificationMapping { NotificationBitMask = WatchedNotifications, NotificationRoot = all };

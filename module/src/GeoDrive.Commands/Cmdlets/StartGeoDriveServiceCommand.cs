@@ -23,7 +23,7 @@ public sealed class StartGeoDriveServiceCommand : GeoDriveCmdlet
     [ValidateNotNullOrEmpty]
     public string? StatePath { get; set; }
 
-    /// <summary>The control socket. When given, GEODRIVE_SOCKET is set so this session's cmdlets use it.</summary>
+    /// <summary>The control socket, or on Windows a pipe (\\.\pipe\NAME). When given, GEODRIVE_SOCKET is set so this session's cmdlets use it.</summary>
     [Parameter]
     [ValidateNotNullOrEmpty]
     public string? SocketPath { get; set; }
@@ -32,7 +32,9 @@ public sealed class StartGeoDriveServiceCommand : GeoDriveCmdlet
 
     protected override void ProcessRecord()
     {
-        var socketPath = SocketPath is null ? ApiRoutes.DefaultSocketPath : ResolveLocalPath(SocketPath);
+        // A pipe address (\\.\pipe\NAME, Windows) is a name, not a path to resolve.
+        var socketPath = SocketPath is null ? ApiRoutes.DefaultSocketPath
+            : ControlEndpoint.Parse(SocketPath).IsPipe ? SocketPath : ResolveLocalPath(SocketPath);
         var statePath = StatePath is null ? ApiRoutes.DefaultHomePath : ResolveLocalPath(StatePath);
         var binary = ServicePath is not null ? ResolveLocalPath(ServicePath)
             : Environment.GetEnvironmentVariable("GEODRIVE_SERVICE_PATH") is { Length: > 0 } fromEnv ? fromEnv
@@ -62,7 +64,7 @@ public sealed class StartGeoDriveServiceCommand : GeoDriveCmdlet
         }
 
         Directory.CreateDirectory(statePath);
-        if (Path.GetDirectoryName(socketPath) is { Length: > 0 } socketFolder)
+        if (!ControlEndpoint.Parse(socketPath).IsPipe && Path.GetDirectoryName(socketPath) is { Length: > 0 } socketFolder)
         {
             Directory.CreateDirectory(socketFolder);
         }

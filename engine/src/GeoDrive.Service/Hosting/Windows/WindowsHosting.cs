@@ -32,9 +32,16 @@ public static class WindowsHosting
             FrontEnd = DriveFrontEnds.ForThisMachine(options.HomePath),
             DriveEvents = (drive, driveEvent) =>
             {
-                if (EventLogEntries.For(drive, driveEvent) is { } entry)
+                // Called on the engine's recording thread: an outlet's trouble must never fail a drive's work.
+                try
                 {
-                    eventLog.Write(entry);
+                    if (EventLogEntries.For(drive, driveEvent) is { } entry)
+                    {
+                        eventLog.Write(entry);
+                    }
+                }
+                catch (Exception)
+                {
                 }
             },
             Backup = new BackupExclusionRegistry(sp.GetRequiredService<ILoggerFactory>().CreateLogger("GeoDrive.Service")),
