@@ -30,4 +30,8 @@ public sealed class InvokeCloudRecallTests(ModuleSession session) : CmdletTests(
         var error = Session.InvokeExpectingError("Invoke-CloudRecall -Drive finance -Path Active -ThrottleLimit 0");
         Assert.Equal("ParameterArgumentValidationError,GeoDrive.Commands.InvokeCloudRecallCommand", error.FullyQualifiedErrorId);
     }
+
+    [Fact]
+    public void A_file_from_Get_CloudFile_binds_Drive_and_Path_by_property_name() =>
+        AssertServiceNotRunning("[pscustomobject]@{ Drive = 'finance'; Path = 'report.pdf' } | Invoke-CloudRecall", "InvokeCloudRecallCommand");
 }

@@ -27,4 +27,8 @@ public sealed class InvokeForceUploadTests(ModuleSession session) : CmdletTests(
     [Fact]
     public void WhatIf_sends_nothing() =>
         AssertNothingFailed("Invoke-ForceUpload -Drive finance -LiteralPath 'a[1].txt' -WhatIf");
+
+    [Fact]
+    public void A_file_from_Get_CloudFile_binds_Drive_and_Path_by_property_name() =>
+        AssertServiceNotRunning("[pscustomobject]@{ Drive = 'finance'; Path = 'report.pdf' } | Invoke-ForceUpload", "InvokeForceUploadCommand");
 }

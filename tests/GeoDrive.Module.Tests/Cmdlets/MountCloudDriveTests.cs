@@ -25,4 +25,8 @@ public sealed class MountCloudDriveTests(ModuleSession session) : CmdletTests(se
     [Fact]
     public void WhatIf_with_a_literal_name_sends_nothing() =>
         AssertNothingFailed("Mount-CloudDrive -Name finance -WhatIf");
+
+    [Fact]
+    public void A_drive_from_Get_CloudDrive_binds_Name_by_property_name() =>
+        AssertServiceNotRunning("[pscustomobject]@{ Name = 'finance' } | Mount-CloudDrive", "MountCloudDriveCommand");
 }

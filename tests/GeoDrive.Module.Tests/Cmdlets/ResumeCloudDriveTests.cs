@@ -25,4 +25,8 @@ public sealed class ResumeCloudDriveTests(ModuleSession session) : CmdletTests(s
     [Fact]
     public void WhatIf_with_a_literal_name_sends_nothing() =>
         AssertNothingFailed("Resume-CloudDrive -Name finance -WhatIf");
+
+    [Fact]
+    public void A_drive_name_binds_from_the_pipeline() =>
+        AssertServiceNotRunning("'finance' | Resume-CloudDrive -Confirm:$false", "ResumeCloudDriveCommand");
 }
