@@ -11,15 +11,9 @@ namespace GeoDrive.Commands;
 /// </summary>
 [Cmdlet(VerbsCommon.Set, "CloudDrive", SupportsShouldProcess = true, ConfirmImpact = ConfirmImpact.Medium)]
 [OutputType(typeof(DriveInfo))]
-public sealed class SetCloudDriveCommand : GeoDriveCmdlet
+public sealed class SetCloudDriveCommand : DriveStateCmdlet
 {
     #region Parameters
-
-    [Parameter(Mandatory = true, Position = 0, ValueFromPipeline = true, ValueFromPipelineByPropertyName = true)]
-    [SupportsWildcards]
-    [ValidateNotNullOrEmpty]
-    [ArgumentCompleter(typeof(DriveNameCompleter))]
-    public string[] Name { get; set; } = [];
 
     /// <summary>The drive's policy files, in order; @() leaves it on the built-in defaults.</summary>
     [Parameter]
@@ -37,11 +31,9 @@ public sealed class SetCloudDriveCommand : GeoDriveCmdlet
     [ValidateNotNull]
     public PSCredential? Credential { get; set; }
 
-    /// <summary>Return the drive after the change.</summary>
-    [Parameter]
-    public SwitchParameter PassThru { get; set; }
-
     #endregion
+
+    private SetDriveRequest _request = new();
 
     protected override void BeginProcessing()
     {
@@ -50,34 +42,18 @@ public sealed class SetCloudDriveCommand : GeoDriveCmdlet
             ThrowTerminatingError(NewError(ErrorIds.InvalidRequest, ErrorKind.InvalidArgument,
                 Messages.NothingToSet, Messages.NothingToSetRemedy, null));
         }
-    }
-
-    protected override void ProcessRecord()
-    {
-        var request = new SetDriveRequest
+        // None of these bind from the pipeline: one request serves every drive named.
+        _request = new SetDriveRequest
         {
             PolicyPaths = PolicyPath?.Where(p => !string.IsNullOrWhiteSpace(p)).Select(ResolveLocalPath).ToArray(),
             Endpoints = Endpoint,
             AccessKey = Credential?.UserName,
             SecretKey = Credential?.GetNetworkCredential().Password,
         };
-        var action = Messages.SetCloudDriveAction(request.PolicyPaths, request.Endpoints, request.AccessKey);
-        Try(Name, () =>
-        {
-            foreach (var name in ExpandDriveNames(Name))
-            {
-                if (ShouldProcess(name, action))
-                {
-                    Try(name, () =>
-                    {
-                        var drive = Call((c, ct) => c.SetDriveAsync(name, request, ct));
-                        if (PassThru)
-                        {
-                            WriteObject(drive);
-                        }
-                    });
-                }
-            }
-        });
     }
+
+    protected override string Action => Messages.SetCloudDriveAction(_request.PolicyPaths, _request.Endpoints, _request.AccessKey);
+
+    protected override Task<DriveInfo> SendAsync(GeoDriveClient client, string name, CancellationToken cancellationToken) =>
+        client.SetDriveAsync(name, _request, cancellationToken);
 }

@@ -5,7 +5,7 @@ namespace GeoDrive.Commands;
 
 /// <summary>
 /// The shape of the cmdlets that change one thing about whole drives (Mount, Dismount, Suspend,
-/// Resume): names with wildcards from the pipeline, one ShouldProcess and one request per drive,
+/// Resume, Set): names with wildcards from the pipeline, one ShouldProcess and one request per drive,
 /// -PassThru for the drive as it is afterwards.
 /// </summary>
 public abstract class DriveStateCmdlet : GeoDriveCmdlet
