@@ -37,7 +37,7 @@
     'Test-CloudPolicy'
     'Get-CloudPolicy'
     'Get-CloudPolicyDecision'
-    # issue 5, adminsurface
+    # issue 5
     'Get-CloudDriveEvent'
     'Set-CloudFile'
     # Set-CloudDrive and the DSC resource (issue 5)

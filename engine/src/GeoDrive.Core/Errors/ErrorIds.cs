@@ -55,7 +55,7 @@ public static class ErrorIds
     public const string ServiceAccessDenied = "ServiceAccessDenied";
     public const string InvalidRequest = "InvalidRequest";
 
-    // Issue 5: pins and credentials (adminsurface)
+    // Issue 5: pins and credentials
     public const string FilePinned = "FilePinned";
     public const string CredentialProfileNotFound = "CredentialProfileNotFound";
     public const string CredentialMissing = "CredentialMissing";

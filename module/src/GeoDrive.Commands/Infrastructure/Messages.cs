@@ -38,7 +38,7 @@ internal static class Messages
     public static string ServiceAlreadyRunning(string socketPath, int processId) =>
         $"The GeoDrive service is already running on '{socketPath}' (process {processId}).";
 
-    // Issue 5 (adminsurface)
+    // Issue 5
     public const string PinOrUnpin = "Set-CloudFile needs exactly one of -Pin and -Unpin.";
     public const string PinOrUnpinRemedy = "Add -Pin to keep the files local, or -Unpin to let the policy stub them again.";
     // Set-CloudDrive

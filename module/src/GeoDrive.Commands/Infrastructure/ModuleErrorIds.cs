@@ -10,6 +10,6 @@ public static class ModuleErrorIds
     public const string ServiceStartFailed = "ServiceStartFailed";
     public const string ServiceStopFailed = "ServiceStopFailed";
 
-    // Issue 5 (adminsurface)
+    // Issue 5
     public const string PinOrUnpin = "PinOrUnpin";
 }
