@@ -17,9 +17,13 @@ for path in sorted(glob.glob(f"{sys.argv[1]}/*.trx")):
             skipped += 1
         else:
             failed += 1
-            failures.append(result.get("testName"))
-for name in failures:
+            message = result.findtext("t:Output/t:ErrorInfo/t:Message", default="", namespaces=NS)
+            failures.append((result.get("testName"), message.strip().splitlines()[:4]))
+# The first lines of each failure's message: CI's log is often all there is to go on.
+for name, message in failures:
     print(f"FAILED: {name}")
+    for line in message:
+        print(f"    {line[:300]}")
 if passed + failed == 0:
     print("no tests ran", file=sys.stderr)
     sys.exit(1)

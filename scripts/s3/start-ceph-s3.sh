@@ -21,6 +21,14 @@ wait_for() { local t=$1; shift; for _ in $(seq $((t * 5))); do "$@" >/dev/null 2
 exec 9>"$D.lock"; flock -w 300 9 || { echo "timeout waiting for another start-ceph-s3.sh ($D.lock)" >&2; exit 1; }
 if [ "${1:-}" = "--fresh" ]; then "$(dirname "$0")/stop-ceph-s3.sh" || true; rm -rf "$D"; fi
 if alive client.rgw && curl -fs "http://127.0.0.1:$PORT/" >/dev/null; then echo "already running: http://127.0.0.1:$PORT"; exit 0; fi
+# Reuse a cluster only after a clean stop (stop-ceph-s3.sh leaves "stopped-clean"). A killed OSD has not
+# saved its memstore and would hang the next start (seen in CI: the session's daemons are killed when it
+# ends), so a cluster that was running and did not stop cleanly is re-created.
+if [ -f "$D/created" ] && [ ! -f "$D/stopped-clean" ]; then
+  echo "the Ceph cluster in $D did not stop cleanly (killed?): re-creating it" >&2
+  "$(dirname "$0")/stop-ceph-s3.sh" || true; rm -rf "$D"
+fi
+rm -f "$D/stopped-clean"
 
 NEW=0
 if [ ! -f "$D/created" ]; then

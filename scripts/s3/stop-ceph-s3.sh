@@ -3,15 +3,20 @@
 # Stop the daemons started by start-ceph-s3.sh, by PID (SIGTERM, then SIGKILL after 30 s).
 # The OSD (memstore) saves its data to $CEPH_S3_DIR/osd.0 on a clean stop. --wipe also deletes the dir.
 D=${CEPH_S3_DIR:-/tmp/geodrive-ceph}
+clean=1 stopped=0
 for n in client.rgw mgr.x osd.0 mon.a; do
   f="$D/run/$n.pid"; [ -f "$f" ] || continue
   p=$(cat "$f")
   if kill -0 "$p" 2>/dev/null && grep -qE 'ceph|radosgw' "/proc/$p/comm" 2>/dev/null; then
     kill -TERM "$p"
     for _ in $(seq 150); do kill -0 "$p" 2>/dev/null || break; sleep 0.2; done
-    kill -0 "$p" 2>/dev/null && { echo "$n ($p) did not stop, SIGKILL" >&2; kill -KILL "$p"; }
+    kill -0 "$p" 2>/dev/null && { echo "$n ($p) did not stop, SIGKILL" >&2; kill -KILL "$p"; clean=0; }
+    stopped=1
+  else
+    clean=0   # a pid file without its daemon: it was killed or crashed, its data was not saved
   fi
   rm -f "$f"
 done
-[ "${1:-}" = "--wipe" ] && rm -rf "$D"
+# start-ceph-s3.sh reuses the cluster only after a clean stop (the OSD saved its memstore).
+if [ "${1:-}" = "--wipe" ]; then rm -rf "$D"; elif [ "$clean" = 1 ] && [ "$stopped" = 1 ] && [ -f "$D/created" ]; then touch "$D/stopped-clean"; fi
 exit 0
