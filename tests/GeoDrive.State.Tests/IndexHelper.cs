@@ -9,6 +9,8 @@ namespace GeoDrive.State.Tests;
 /// ("ready ..."), then waits to be killed or for stdin to close:
 ///   put &lt;db&gt; &lt;count&gt;    Put entries "f/0000001"..., each with a 2 KB LastError so LiteDB's log fills
 ///                         and auto-checkpoints happen while the test kills us;
+///   deferred &lt;db&gt; &lt;count&gt; PutDeferred entries "f/..." in batches of 10, each batch followed by
+///                         one durable Put "marker/..." (the acknowledgement covers the batch);
 ///   rename &lt;db&gt; &lt;count&gt; seed "a/" with count entries, then rename the folder a -> b -> a ... forever;
 ///   hold &lt;db&gt;            open the index and hold it.
 /// </summary>
@@ -26,6 +28,8 @@ internal static class IndexHelper
             {
                 case "put":
                     return Put(db, int.Parse(args[2]));
+                case "deferred":
+                    return Deferred(db, int.Parse(args[2]));
                 case "rename":
                     return Rename(db, int.Parse(args[2]));
                 case "hold":
@@ -66,6 +70,25 @@ internal static class IndexHelper
         {
             index.Put(PutEntry(i));
             Console.WriteLine($"ready {i}");
+        }
+
+        Console.WriteLine("done");
+        Console.In.ReadToEnd();
+        return 0;
+    }
+
+    private static int Deferred(string db, int count)
+    {
+        using var index = LiteDbFileIndex.Open(db);
+        Console.WriteLine("open");
+        for (var i = 0; i < count; i++)
+        {
+            index.PutDeferred(PutEntry(i));
+            if (i % 10 == 9)
+            {
+                index.Put(new FileEntry { Path = $"marker/{i:D7}", State = FileState.Cached });
+                Console.WriteLine($"ready {i}");
+            }
         }
 
         Console.WriteLine("done");

@@ -47,6 +47,34 @@ public sealed class ProcessKillTests : IDisposable
     }
 
     [Fact]
+    public void Deferred_puts_made_before_an_acknowledged_durable_put_survive_a_kill()
+    {
+        var acknowledged = -1;
+        using (var child = HelperProcess.Start("deferred", DbPath, "1000000"))
+        {
+            child.Expect("open");
+            while (acknowledged < 1_500)
+            {
+                acknowledged = Acknowledged(child.ReadLine());
+            }
+
+            child.Kill();
+            foreach (var line in child.ReadToEnd())
+            {
+                acknowledged = Math.Max(acknowledged, Acknowledged(line));
+            }
+        }
+
+        using var index = LiteDbFileIndex.Open(DbPath);
+        for (var i = 0; i <= acknowledged; i++)
+        {
+            var entry = index.Get(IndexHelper.PutEntry(i).Path);
+            Assert.True(entry is not null, $"deferred put {i}, acknowledged by the durable put after it ({acknowledged}), was lost");
+            Assert.Equal(i, entry.Generation);
+        }
+    }
+
+    [Fact]
     public void A_folder_rename_interrupted_by_a_kill_is_all_or_nothing()
     {
         const int Entries = 40;

@@ -14,8 +14,16 @@ public sealed partial class LiteDbFileIndex
     {
         ArgumentNullException.ThrowIfNull(path);
         ThrowIfDisposed();
-        var doc = Read(() => _files.FindById(path));
+        var doc = Unflushed(path) ?? Read(() => _files.FindById(path));
         return doc is null ? null : FileEntryDocument.FromDocument(doc);
+    }
+
+    public void PutDeferred(FileEntry entry)
+    {
+        ArgumentNullException.ThrowIfNull(entry);
+        ArgumentException.ThrowIfNullOrEmpty(entry.Path, nameof(entry));
+        ThrowIfDisposed();
+        WriteDeferred(entry.Path, FileEntryDocument.ToDocument(entry));
     }
 
     public void Put(FileEntry entry)
@@ -50,6 +58,9 @@ public sealed partial class LiteDbFileIndex
         {
             throw new ArgumentException($"Cannot move '{oldPath}' into itself ('{newPath}').", nameof(newPath));
         }
+
+        // A rename is one transaction of its own: deferred puts queued before it go first.
+        FlushDeferred();
 
         return Write(() =>
         {
@@ -100,6 +111,7 @@ public sealed partial class LiteDbFileIndex
             return [];
         }
 
+        FlushDeferred();
         return Read(() => _files.Query()
             .Where(BsonExpression.Create($"$.{FileEntryDocument.State} = @0", state.ToString()))
             .Limit(limit)
@@ -115,18 +127,21 @@ public sealed partial class LiteDbFileIndex
     {
         ArgumentNullException.ThrowIfNull(folderPath);
         ThrowIfDisposed();
+        FlushDeferred();
         return Enumerate(folderPath.TrimEnd('/'));
     }
 
     public long Count()
     {
         ThrowIfDisposed();
+        FlushDeferred();
         return Read(() => _files.LongCount());
     }
 
     public IReadOnlyDictionary<FileState, long> CountByState()
     {
         ThrowIfDisposed();
+        FlushDeferred();
         // One count per state over the state index: status polls must not read every document.
         return Read(() => Enum.GetValues<FileState>().ToDictionary(
             state => state,

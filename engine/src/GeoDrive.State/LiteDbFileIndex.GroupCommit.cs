@@ -1,3 +1,5 @@
+using LiteDB;
+
 namespace GeoDrive.State;
 
 /// <summary>
@@ -6,6 +8,9 @@ namespace GeoDrive.State;
 /// serialized them all. Writes that arrive while another commit is under way wait together and go in
 /// the next commit, one transaction and one flush for all; each caller still returns only once its
 /// own write is flushed. One of the waiting callers runs that next commit, so no thread serves others forever.
+/// A deferred write (<see cref="PutDeferred"/>) joins the same queue, in the same order, but its caller
+/// does not wait: it is visible to <see cref="Get"/> at once (from <see cref="_unflushed"/>) and goes to
+/// the log with the next commit, run on the thread pool when no caller is there to run it.
 /// </summary>
 public sealed partial class LiteDbFileIndex
 {
@@ -13,9 +18,16 @@ public sealed partial class LiteDbFileIndex
     private List<GroupedWrite> _waiting = [];
     private bool _committing;
 
-    private T WriteGrouped<T>(Func<T> write)
+    // Deferred puts not yet committed, newest per path; what Get answers for them meanwhile.
+    private readonly Dictionary<string, (BsonDocument Doc, GroupedWrite Write)> _unflushed = new(StringComparer.Ordinal);
+
+    // A deferred write's commit failed with nobody waiting: the next write or barrier reports it.
+    private Exception? _deferredFailure;
+
+    private T WriteGrouped<T>(Func<T> write, bool durable = true)
     {
-        var mine = new GroupedWrite(() => write());
+        ThrowIfDeferredFailed();
+        var mine = new GroupedWrite(() => write()) { Durable = durable };
         bool lead;
         lock (_groupGate)
         {
@@ -41,6 +53,61 @@ public sealed partial class LiteDbFileIndex
             System.Runtime.ExceptionServices.ExceptionDispatchInfo.Throw(error);
         }
         return (T)mine.Result!;
+    }
+
+    /// <summary>Queues an upsert of <paramref name="doc"/> without waiting for it; see the class summary.</summary>
+    private void WriteDeferred(string path, BsonDocument doc)
+    {
+        ThrowIfDeferredFailed();
+        var mine = new GroupedWrite(() => _files.Upsert(doc)) { Deferred = true, Durable = false, Path = path };
+        bool lead;
+        lock (_groupGate)
+        {
+            _unflushed[path] = (doc, mine);
+            _waiting.Add(mine);
+            lead = !_committing;
+            _committing = true;
+        }
+        if (lead)
+        {
+            ThreadPool.UnsafeQueueUserWorkItem(static index => index.CommitWaiting(), this, preferLocal: false);
+        }
+    }
+
+    /// <summary>The deferred document for <paramref name="path"/>, when one is waiting for its commit.</summary>
+    private BsonDocument? Unflushed(string path)
+    {
+        lock (_groupGate)
+        {
+            return _unflushed.TryGetValue(path, out var pending) ? pending.Doc : null;
+        }
+    }
+
+    /// <summary>
+    /// Returns once every write queued before the call is committed (not necessarily on disk): listings and counts
+    /// call it when deferred writes are pending, so they never miss an entry that Get already shows.
+    /// </summary>
+    private void FlushDeferred()
+    {
+        bool pending;
+        lock (_groupGate)
+        {
+            pending = _unflushed.Count > 0;
+        }
+        if (pending)
+        {
+            // Committed, so LiteDB's readers see them; no fsync is needed for that.
+            WriteGrouped(static () => 0, durable: false);
+        }
+        ThrowIfDeferredFailed();
+    }
+
+    private void ThrowIfDeferredFailed()
+    {
+        if (Volatile.Read(ref _deferredFailure) is { } failure)
+        {
+            throw new InvalidOperationException($"The drive's index could not write a change: {failure.Message}", failure);
+        }
     }
 
     /// <summary>Commits everything waiting, then hands the lead to the first write that arrived meanwhile.</summary>
@@ -83,7 +150,7 @@ public sealed partial class LiteDbFileIndex
                     }
                 }
                 return 0;
-            });
+            }, durable: group.Exists(static w => w.Durable));
         }
         catch (Exception ex)
         {
@@ -96,14 +163,46 @@ public sealed partial class LiteDbFileIndex
         GroupedWrite? next;
         lock (_groupGate)
         {
+            foreach (var write in group)
+            {
+                if (!write.Deferred)
+                {
+                    continue;
+                }
+                if (write.Error is { } failed)
+                {
+                    _deferredFailure ??= failed;
+                }
+                // Committed (or failed for good): Get reads the index again, unless a newer deferral came.
+                if (_unflushed.TryGetValue(write.Path!, out var pending) && ReferenceEquals(pending.Write, write))
+                {
+                    _unflushed.Remove(write.Path!);
+                }
+            }
             next = _waiting.Count > 0 ? _waiting[0] : null;
             _committing = next is not null;
         }
         foreach (var write in group)
         {
-            write.Signal.Set();
+            if (write.Deferred)
+            {
+                write.Signal.Dispose();
+            }
+            else
+            {
+                write.Signal.Set();
+            }
         }
-        if (next is not null)
+        if (next is null)
+        {
+            return;
+        }
+        if (next.Deferred)
+        {
+            // Nobody waits on a deferred write to run the next commit: the pool does.
+            ThreadPool.UnsafeQueueUserWorkItem(static index => index.CommitWaiting(), this, preferLocal: false);
+        }
+        else
         {
             next.Lead = true;
             next.Signal.Set();
@@ -122,6 +221,15 @@ public sealed partial class LiteDbFileIndex
         public ManualResetEventSlim Signal { get; } = new(false);
 
         public volatile bool Lead;
+
+        /// <summary>Nobody waits for this write (<see cref="WriteDeferred"/>).</summary>
+        public bool Deferred { get; init; }
+
+        /// <summary>Its caller needs it on disk when the call returns (every write but deferred ones and read barriers).</summary>
+        public bool Durable { get; init; } = true;
+
+        /// <summary>The entry a deferred write puts.</summary>
+        public string? Path { get; init; }
 
         public void Run()
         {

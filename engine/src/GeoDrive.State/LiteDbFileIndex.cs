@@ -9,8 +9,8 @@ namespace GeoDrive.State;
 
 /// <summary>
 /// The drive's <see cref="IFileIndex"/> in one LiteDB file (&lt;cache&gt;/.geodrive/index.db, plus LiteDB's
-/// "index-log.db" write-ahead log and our "index.db.lock"). Every write is in the log file when the
-/// call returns, so a killed process loses nothing it acknowledged; writes are serialized here, reads
+/// "index-log.db" write-ahead log and our "index.db.lock"). Every write but PutDeferred is in the log
+/// file when the call returns, so a killed process loses nothing it acknowledged; writes are serialized here, reads
 /// run concurrently on LiteDB snapshots. One process at a time: a second one gets CachePathInUse.
 /// </summary>
 public sealed partial class LiteDbFileIndex : IFileIndex
@@ -30,6 +30,7 @@ public sealed partial class LiteDbFileIndex : IFileIndex
     private readonly LiteDbFileIndexOptions _options;
     private readonly IndexLockFile _lockFile;
     private readonly LiteDatabase _db;
+    private readonly LogFileStream? _log;
     private readonly LogWriterBarrier _logWriter;
     private readonly ILiteCollection<BsonDocument> _files;
     private readonly ILiteCollection<BsonDocument> _events;
@@ -55,8 +56,9 @@ public sealed partial class LiteDbFileIndex : IFileIndex
         LiteEngine? engine = null;
         try
         {
-            engine = OpenEngine(DatabasePath);
-            _logWriter = LogWriterBarrier.For(engine, options.WriteTimeout);
+            _log = new LogFileStream(LogPath(DatabasePath));
+            engine = OpenEngine(DatabasePath, _log);
+            _logWriter = LogWriterBarrier.For(engine, _log, options.WriteTimeout);
 
             // A private mapper: nothing else in the process can reconfigure BsonMapper.Global under us.
             _db = new LiteDatabase(engine, new BsonMapper(), disposeOnClose: true);
@@ -68,6 +70,7 @@ public sealed partial class LiteDbFileIndex : IFileIndex
         catch
         {
             engine?.Dispose();
+            _log?.Dispose();
             _lockFile.Dispose();
             throw;
         }
@@ -83,6 +86,18 @@ public sealed partial class LiteDbFileIndex : IFileIndex
     /// <summary>Checkpoints the log into the data file, closes it and releases the lock.</summary>
     public void Dispose()
     {
+        if (!_disposed)
+        {
+            try
+            {
+                FlushDeferred();
+            }
+            catch (Exception ex) when (ex is InvalidOperationException or LiteException or IOException or ObjectDisposedException)
+            {
+                // Already reported to the writer that hit it; what is in the log is replayed at the next open.
+            }
+        }
+
         _access.EnterWriteLock();
         try
         {
@@ -105,6 +120,8 @@ public sealed partial class LiteDbFileIndex : IFileIndex
             finally
             {
                 _db.Dispose();
+                _log?.Dispose();
+                DeleteEmptyLog();
                 _lockFile.Dispose();
             }
         }
@@ -114,11 +131,33 @@ public sealed partial class LiteDbFileIndex : IFileIndex
         }
     }
 
-    private static LiteEngine OpenEngine(string databasePath)
+    /// <summary>As LiteDB does with a log file of its own: one left empty by the final checkpoint goes.</summary>
+    private void DeleteEmptyLog()
+    {
+        var log = new FileInfo(LogPath(DatabasePath));
+        try
+        {
+            if (log.Exists && log.Length == 0)
+            {
+                log.Delete();
+            }
+        }
+        catch (IOException)
+        {
+            // Left for the next open, which treats an empty log as none.
+        }
+    }
+
+    /// <summary>LiteDB's own name for the log of a data file ("index.db" → "index-log.db").</summary>
+    private static string LogPath(string databasePath) =>
+        Path.Combine(Path.GetDirectoryName(databasePath)!, Path.GetFileNameWithoutExtension(databasePath) + "-log" + Path.GetExtension(databasePath));
+
+    private static LiteEngine OpenEngine(string databasePath, LogFileStream log)
     {
         // Direct mode (LiteEngine in this process), journal on. Binary = ordinal collation: LiteDB's
         // default is culture-aware and IgnoreCase, which would make "A.txt" and "a.txt" one _id.
-        var settings = new EngineSettings { Filename = databasePath, Collation = Collation.Binary };
+        // The log is ours (LogFileStream): LiteDB writes it, the index decides when it is fsynced.
+        var settings = new EngineSettings { Filename = databasePath, LogStream = log, Collation = Collation.Binary };
         try
         {
             return new LiteEngine(settings);
@@ -211,8 +250,8 @@ public sealed partial class LiteDbFileIndex : IFileIndex
         }
     }
 
-    /// <summary>Runs one write under the write lock, then waits until it is in the log file.</summary>
-    private T Write<T>(Func<T> write)
+    /// <summary>Runs one write under the write lock, then (when <paramref name="durable"/>) waits until it is in the log file on disk.</summary>
+    private T Write<T>(Func<T> write, bool durable = true)
     {
         T result;
         _access.EnterWriteLock();
@@ -227,7 +266,11 @@ public sealed partial class LiteDbFileIndex : IFileIndex
         }
 
         // Outside the lock: concurrent writers wait for the same flush instead of queueing behind it.
-        _logWriter.Wait();
+        // Not durable (deferred writes only): the next durable write's wait covers these pages too.
+        if (durable)
+        {
+            _logWriter.Wait();
+        }
         return result;
     }
 

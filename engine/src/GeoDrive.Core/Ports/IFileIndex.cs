@@ -14,6 +14,15 @@ public interface IFileIndex : IDisposable
     /// <summary>Inserts or replaces the entry; durable when the call returns.</summary>
     void Put(FileEntry entry);
 
+    /// <summary>
+    /// Inserts or replaces the entry without waiting for the disk: every read sees it at once, and it is
+    /// durable with the next write or within milliseconds. Only for changes the cache itself shows after
+    /// a crash (a file created or written through the mount: the start-up scan finds a cache file that is
+    /// not indexed, or whose size or time differ, and makes it Dirty), never for a state that acts on the
+    /// bucket or frees local bytes.
+    /// </summary>
+    void PutDeferred(FileEntry entry);
+
     bool Delete(string path);
 
     /// <summary>Moves an entry and, for a folder, every entry under it ("a/b" moves "a/b/**").</summary>

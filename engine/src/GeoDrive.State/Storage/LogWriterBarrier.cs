@@ -23,10 +23,12 @@ internal sealed class LogWriterBarrier
     private readonly FieldInfo _queueIsEmptyField;
     private readonly FieldInfo _exceptionField;
     private readonly TimeSpan _timeout;
+    private readonly LogFileStream _log;
     private volatile QueueHandle? _handle;
 
-    private LogWriterBarrier(object lazyQueue, PropertyInfo isValueCreated, PropertyInfo value, FieldInfo queueIsEmpty, FieldInfo exception, TimeSpan timeout)
+    private LogWriterBarrier(object lazyQueue, PropertyInfo isValueCreated, PropertyInfo value, FieldInfo queueIsEmpty, FieldInfo exception, LogFileStream log, TimeSpan timeout)
     {
+        _log = log;
         _lazyQueue = lazyQueue;
         _isValueCreated = isValueCreated;
         _value = value;
@@ -35,7 +37,7 @@ internal sealed class LogWriterBarrier
         _timeout = timeout;
     }
 
-    public static LogWriterBarrier For(LiteEngine engine, TimeSpan timeout)
+    public static LogWriterBarrier For(LiteEngine engine, LogFileStream log, TimeSpan timeout)
     {
         var disk = typeof(LiteEngine).GetField("_disk", Private)?.GetValue(engine);
         var lazyQueue = disk?.GetType().GetProperty("Queue", Public)?.GetValue(disk);
@@ -54,10 +56,10 @@ internal sealed class LogWriterBarrier
                 "without it writes are not durable when they return. Pin LiteDB to 5.0.20 or update LogWriterBarrier.");
         }
 
-        return new LogWriterBarrier(lazyQueue, isValueCreated, value, queueIsEmpty, exception, timeout);
+        return new LogWriterBarrier(lazyQueue, isValueCreated, value, queueIsEmpty, exception, log, timeout);
     }
 
-    /// <summary>Returns once every page committed before the call is written to the log file (OS page cache).</summary>
+    /// <summary>Returns once every page committed before the call is written to the log file and synced to disk.</summary>
     public void Wait()
     {
         var handle = _handle ?? Resolve();
@@ -81,6 +83,15 @@ internal sealed class LogWriterBarrier
             {
                 throw IndexFailed($"LiteDB's log writer did not finish within {_timeout.TotalSeconds:0} s", null);
             }
+        }
+
+        try
+        {
+            _log.Sync();
+        }
+        catch (IOException ex)
+        {
+            throw IndexFailed("the log file could not be synced to disk", ex);
         }
     }
 
