@@ -83,8 +83,11 @@ public sealed partial class DriveEngine
             return false;
         }
         var updateWait = _policy.UpdateWait;
-        if (_pathsChecked.IsFresh(path, _clock.UtcNow, updateWait))
+        if (_pathsChecked.IsFresh(path, _clock.UtcNow, updateWait) || _foldersListed.IsFresh(DrivePath.Parent(path), _clock.UtcNow, updateWait))
         {
+            // Asked within updateWait, or its folder was: a folder synced with the bucket (or found empty
+            // there) has every object of the bucket as a stub already, so a name still missing is new.
+            // This is what keeps a bulk copy into the drive from paying a HEAD and a LIST per file.
             return false;
         }
         using (await _locks.AcquireAsync(path, cancellationToken))
@@ -309,6 +312,9 @@ public sealed partial class DriveEngine
         {
             return CreateFolder(path);
         }
+        // Nothing in the bucket under this name: a folder the application makes of it now is in step
+        // with the bucket, and the files it then creates there need no lookups (LookupMissingAsync).
+        _foldersListed.Mark(path, _clock.UtcNow, _policy.UpdateWait);
         return false;
     }
 

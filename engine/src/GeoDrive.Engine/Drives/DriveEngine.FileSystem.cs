@@ -81,11 +81,23 @@ public sealed partial class DriveEngine : IDriveFileSystem
                     throw;
                 }
             }
-            entry.LastAccessUtc = _clock.UtcNow;
-            _index.Put(entry);
+            var now = _clock.UtcNow;
+            if (entry.State is FileState.Dirty or FileState.Uploading or FileState.Excluded
+                && now - entry.LastAccessUtc < AccessTimeResolution)
+            {
+                // Nothing above changed it and its access time is current (a create is followed at once by
+                // this open): no index write, which the create path would otherwise wait for twice.
+                return OpenDecision.Local;
+            }
+            entry.LastAccessUtc = now;
+            // Only the access time changed here (a recall or a sync above wrote its own state durably).
+            _index.PutDeferred(entry);
             return OpenDecision.Local;
         }
     }
+
+    /// <summary>Opens closer together than this do not rewrite a local file's last access (accessWait is minutes to days).</summary>
+    private static readonly TimeSpan AccessTimeResolution = TimeSpan.FromSeconds(1);
 
     public async ValueTask<int> ReadStreamedAsync(string path, long offset, Memory<byte> buffer, CancellationToken cancellationToken = default)
     {
@@ -146,7 +158,11 @@ public sealed partial class DriveEngine : IDriveFileSystem
                 ApplyChange(entry, local.Value);
             }
             entry.LastAccessUtc = _clock.UtcNow;
-            _index.Put(entry);
+            // Deferred: the close returns without waiting for the disk. After a crash the start-up scan
+            // finds the change from the cache file itself (StartAsync); the upload's own writes are durable.
+            _index.PutDeferred(entry);
+            // A Cached file that was open was skipped by the stubbing scan; its access wait starts now.
+            StubScanNeededFor(entry);
             // Settle 0: straight into the upload queue, not at the next tick.
             QueueIfDue(entry);
         }
@@ -161,9 +177,17 @@ public sealed partial class DriveEngine : IDriveFileSystem
         using (_locks.AcquireAsync(path).GetAwaiter().GetResult())
         {
             var entry = _index.Get(path) ?? new FileEntry { Path = path };
+            if (entry.State is FileState.Stubbed or FileState.Recalling)
+            {
+                // A create that met a stub the kernel did not know of yet (made by a bucket sync): its
+                // sparse bytes are no change to upload; the open that follows recalls it first.
+                return;
+            }
             ApplyChange(entry, LocalFile.Read(LocalPath(path)) ?? new LocalFile(0, _clock.UtcNow, UnixFileMode.None));
             entry.LastAccessUtc = _clock.UtcNow;
-            _index.Put(entry);
+            // Deferred, as at close: the kernel serializes creates in one folder, so each waiting for the
+            // disk would make a bulk copy one flush per file.
+            _index.PutDeferred(entry);
         }
     }
 

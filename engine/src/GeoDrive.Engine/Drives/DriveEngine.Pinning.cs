@@ -22,6 +22,7 @@ public sealed partial class DriveEngine
             {
                 entry.Pinned = pinned;
                 _index.Put(entry);
+                StubScanNeededFor(entry);
                 Record(DriveEventKind.Pin, path, pinned ? "Pinned (Set-CloudFile -Pin): kept local, never stubbed." : "Unpinned (Set-CloudFile -Unpin): stubbed again as the policy says.");
             }
         }

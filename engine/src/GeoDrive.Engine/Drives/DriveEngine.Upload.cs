@@ -170,6 +170,7 @@ public sealed partial class DriveEngine
             entry.NextAttemptUtc = null;
             entry.LastError = null;
             _index.Put(entry);
+            StubScanNeededFor(entry);
             result = entry;
         }
         if (replacedKey is not null)

@@ -88,6 +88,8 @@ public sealed partial class DriveEngine
     {
         _policy = policy;
         PolicyLoadedUtc = _clock.UtcNow;
+        // Access waits, pins or the minimum size may have changed: every Cached file is looked at again.
+        StubScanNeededBy(DateTimeOffset.MinValue);
         NoticePolicyRecallJobs();
     }
 
