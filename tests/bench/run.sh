@@ -18,20 +18,34 @@ command -v gnuplot >/dev/null || { DEBIAN_FRONTEND=noninteractive apt-get instal
 bash scripts/build.sh >/dev/null
 dotnet build tests/bench/GeoDrive.Bench -c Release -o .artifacts/bench -nologo -v q -clp:ErrorsOnly
 
-if [ "${BENCH_S3:-ceph}" = moto ]; then
-  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-  bash scripts/s3/start-moto.sh "$port" /tmp/geodrive-bench-moto.pid >/dev/null
-  trap 'bash scripts/s3/stop-moto.sh /tmp/geodrive-bench-moto.pid' EXIT
-  endpoint=http://127.0.0.1:$port; export S3_ACCESS_KEY=bench S3_SECRET_KEY=bench-secret
-else
-  # Its own cluster, fresh (the OSD keeps memory after big runs), apart from the tests' one on 7480.
-  # BENCH_S3_PORT and BENCH_CEPH_DIR let two benchmarks run side by side (each wipes its own cluster).
-  export CEPH_S3_DIR=${BENCH_CEPH_DIR:-/tmp/geodrive-bench-ceph} S3_PORT=${BENCH_S3_PORT:-7490} MEMSTORE_BYTES=$((12 * 1024 * 1024 * 1024))
-  export MON_PORT_V2=$((S3_PORT - 4180)) MON_PORT_V1=$((14289 - S3_PORT))
-  bash scripts/s3/start-ceph-s3.sh --fresh >/dev/null
-  trap 'bash scripts/s3/stop-ceph-s3.sh --wipe >/dev/null 2>&1 || true' EXIT
-  endpoint=http://127.0.0.1:$S3_PORT; export S3_ACCESS_KEY=${S3_ACCESS_KEY:-test} S3_SECRET_KEY=${S3_SECRET_KEY:-testsecret}
-fi
-
-{ echo "command: bash tests/bench/run.sh $*"; echo "server: ${BENCH_S3:-ceph} at $endpoint"; date -u; } > "$out/run.log"
-dotnet .artifacts/bench/GeoDrive.Bench.dll --endpoint "$endpoint" --service .artifacts/service/GeoDrive.Service.dll --out "$out" "$@" | tee -a "$out/run.log"
+# One dataset at a time, each on a fresh server: the memstore OSD fills up over a whole full-scale run
+# (seen: "1 full osd" during the second dataset, which then hangs every PUT), as deleted objects are not
+# given back at once. The parts' CSVs are joined into one table and one plot per workload at the end.
+datasets=$(dotnet .artifacts/bench/GeoDrive.Bench.dll --list-datasets "$@")
+started=$(date -u)
+parts=()
+for dataset in $datasets; do
+  part=$out/parts/$dataset
+  mkdir -p "$part"
+  if [ "${BENCH_S3:-ceph}" = moto ]; then
+    port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+    bash scripts/s3/start-moto.sh "$port" /tmp/geodrive-bench-moto.pid >/dev/null
+    trap 'bash scripts/s3/stop-moto.sh /tmp/geodrive-bench-moto.pid' EXIT
+    endpoint=http://127.0.0.1:$port; export S3_ACCESS_KEY=bench S3_SECRET_KEY=bench-secret
+  else
+    # Its own cluster, fresh, apart from the tests' one on 7480.
+    # BENCH_S3_PORT and BENCH_CEPH_DIR let two benchmarks run side by side (each wipes its own cluster).
+    export CEPH_S3_DIR=${BENCH_CEPH_DIR:-/tmp/geodrive-bench-ceph} S3_PORT=${BENCH_S3_PORT:-7490} MEMSTORE_BYTES=$((12 * 1024 * 1024 * 1024))
+    export MON_PORT_V2=$((S3_PORT - 4180)) MON_PORT_V1=$((14289 - S3_PORT))
+    bash scripts/s3/start-ceph-s3.sh --fresh >/dev/null
+    trap 'bash scripts/s3/stop-ceph-s3.sh --wipe >/dev/null 2>&1 || true' EXIT
+    endpoint=http://127.0.0.1:$S3_PORT; export S3_ACCESS_KEY=${S3_ACCESS_KEY:-test} S3_SECRET_KEY=${S3_SECRET_KEY:-testsecret}
+  fi
+  { echo "command: bash tests/bench/run.sh $*"; echo "server: ${BENCH_S3:-ceph} at $endpoint"; date -u; } > "$part/run.log"
+  dotnet .artifacts/bench/GeoDrive.Bench.dll --endpoint "$endpoint" --service .artifacts/service/GeoDrive.Service.dll "$@" --datasets "$dataset" --out "$part" | tee -a "$part/run.log"
+  if [ "${BENCH_S3:-ceph}" = moto ]; then bash scripts/s3/stop-moto.sh /tmp/geodrive-bench-moto.pid; else bash scripts/s3/stop-ceph-s3.sh --wipe >/dev/null 2>&1 || true; fi
+  parts+=("$part/results.csv")
+done
+{ echo "command: bash tests/bench/run.sh $*"; echo "server: ${BENCH_S3:-ceph}, a fresh one per dataset"; echo "started: $started"; echo "finished: $(date -u)"; echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"; } > "$out/run.log"
+cat "$out"/parts/*/run.log | grep -E '^  (raw-sdk|rclone|geodrive) ' >> "$out/run.log" || true
+dotnet .artifacts/bench/GeoDrive.Bench.dll --report "$(IFS=,; echo "${parts[*]}")" --out "$out" | tee -a "$out/run.log"

@@ -10,7 +10,26 @@ using GeoDrive.Bench;
 // workloads 100 % upload, 100 % restore and mixed, for GeoDrive, rclone and a raw AWSSDK.S3 client on
 // the same server in one run. Prints a table of files/s and MB/s with the ratios GeoDrive/ceiling and
 // GeoDrive/rclone, and writes CSV and one gnuplot script (and PNG, if gnuplot is there) per workload.
+if (Array.IndexOf(args, "--report") is var r and >= 0 && r + 1 < args.Length)
+{
+    // run.sh measures each dataset on a fresh server (see there), then joins the parts' CSVs here.
+    var output = args[Array.IndexOf(args, "--out") + 1];
+    var joined = args[r + 1].Split(',').SelectMany(Report.ReadCsv).ToList();
+    Directory.CreateDirectory(output);
+    var table = Report.Table(joined);
+    Console.WriteLine(table);
+    await File.WriteAllTextAsync(Path.Combine(output, "results.md"), table);
+    await File.WriteAllTextAsync(Path.Combine(output, "results.csv"), Report.Csv(joined));
+    Report.Plots(joined, output);
+    return 0;
+}
+
 var options = BenchOptions.Parse(args);
+if (args.Contains("--list-datasets"))
+{
+    Console.WriteLine(string.Join(' ', Dataset.ForScale(options.Scale).Where(d => options.Datasets is null || options.Datasets.Contains(d.Name)).Select(d => d.Name)));
+    return 0;
+}
 var datasets = Dataset.ForScale(options.Scale).Where(d => options.Datasets is null || options.Datasets.Contains(d.Name)).ToList();
 var workloads = Workload.All.Where(w => options.Workloads is null || options.Workloads.Contains(w.Name)).ToList();
 Directory.CreateDirectory(options.Out);
@@ -118,7 +137,7 @@ internal sealed record BenchOptions(string Scale, string Endpoint, string Access
     {
         string Arg(string name, string fallback)
         {
-            var i = Array.IndexOf(args, "--" + name);
+            var i = Array.LastIndexOf(args, "--" + name); // the last one wins: run.sh adds --datasets per part
             return i >= 0 && i + 1 < args.Length ? args[i + 1] : fallback;
         }
         int[] Ints(string name, string fallback) => Arg(name, fallback).Split(',').Select(s => int.Parse(s, CultureInfo.InvariantCulture)).ToArray();
@@ -165,6 +184,17 @@ internal static class Report
         }
         return text.ToString();
     }
+
+    /// <summary>The measurements of a results.csv written by <see cref="Csv"/>.</summary>
+    public static IEnumerable<Measurement> ReadCsv(string path) =>
+        File.ReadLines(path).Skip(1).Where(l => l.Length > 0).Select(line =>
+        {
+            var f = line.Split(',');
+            double? Optional(string v) => v.Length == 0 ? null : double.Parse(v, CultureInfo.InvariantCulture);
+            return new Measurement(f[0], f[1], f[2], int.Parse(f[3], CultureInfo.InvariantCulture), int.Parse(f[4], CultureInfo.InvariantCulture),
+                long.Parse(f[5], CultureInfo.InvariantCulture), double.Parse(f[6], CultureInfo.InvariantCulture), Optional(f[9]),
+                f[10].Length == 0 ? null : long.Parse(f[10], CultureInfo.InvariantCulture));
+        });
 
     /// <summary>One bar chart per workload (MB/s per dataset, a bar per client), like the seed's figures 11-17.</summary>
     public static void Plots(IReadOnlyList<Measurement> results, string folder)
