@@ -30,7 +30,7 @@ public sealed partial class LiteDbFileIndex : IFileIndex
     private readonly LiteDbFileIndexOptions _options;
     private readonly IndexLockFile _lockFile;
     private readonly LiteDatabase _db;
-    private readonly LogFileStream? _log;
+    private readonly LogFileStream _log;
     private readonly LogWriterBarrier _logWriter;
     private readonly ILiteCollection<BsonDocument> _files;
     private readonly ILiteCollection<BsonDocument> _events;
@@ -120,7 +120,7 @@ public sealed partial class LiteDbFileIndex : IFileIndex
             finally
             {
                 _db.Dispose();
-                _log?.Dispose();
+                _log.Dispose();
                 DeleteEmptyLog();
                 _lockFile.Dispose();
             }

@@ -10,27 +10,19 @@ using GeoDrive.Bench;
 // workloads 100 % upload, 100 % restore and mixed, for GeoDrive, rclone and a raw AWSSDK.S3 client on
 // the same server in one run. Prints a table of files/s and MB/s with the ratios GeoDrive/ceiling and
 // GeoDrive/rclone, and writes CSV and one gnuplot script (and PNG, if gnuplot is there) per workload.
+var options = BenchOptions.Parse(args);
 if (Array.IndexOf(args, "--report") is var r and >= 0 && r + 1 < args.Length)
 {
     // run.sh measures each dataset on a fresh server (see there), then joins the parts' CSVs here.
-    var output = args[Array.IndexOf(args, "--out") + 1];
-    var joined = args[r + 1].Split(',').SelectMany(Report.ReadCsv).ToList();
-    Directory.CreateDirectory(output);
-    var table = Report.Table(joined);
-    Console.WriteLine(table);
-    await File.WriteAllTextAsync(Path.Combine(output, "results.md"), table);
-    await File.WriteAllTextAsync(Path.Combine(output, "results.csv"), Report.Csv(joined));
-    Report.Plots(joined, output);
-    return 0;
-}
-
-var options = BenchOptions.Parse(args);
-if (args.Contains("--list-datasets"))
-{
-    Console.WriteLine(string.Join(' ', Dataset.ForScale(options.Scale).Where(d => options.Datasets is null || options.Datasets.Contains(d.Name)).Select(d => d.Name)));
+    await Report.WriteAsync(args[r + 1].Split(',').SelectMany(Report.ReadCsv).ToList(), options.Out);
     return 0;
 }
 var datasets = Dataset.ForScale(options.Scale).Where(d => options.Datasets is null || options.Datasets.Contains(d.Name)).ToList();
+if (args.Contains("--list-datasets"))
+{
+    Console.WriteLine(string.Join(' ', datasets.Select(d => d.Name)));
+    return 0;
+}
 var workloads = Workload.All.Where(w => options.Workloads is null || options.Workloads.Contains(w.Name)).ToList();
 Directory.CreateDirectory(options.Out);
 Console.WriteLine($"GeoDrive transfer benchmark: scale {options.Scale}, endpoint {options.Endpoint}, threads {string.Join('/', options.Threads)}, multipart threads {string.Join('/', options.MultipartThreads)}");
@@ -96,12 +88,8 @@ foreach (var threads in options.Threads)
     }
 }
 
-var report = Report.Table(results);
 Console.WriteLine();
-Console.WriteLine(report);
-await File.WriteAllTextAsync(Path.Combine(options.Out, "results.md"), report);
-await File.WriteAllTextAsync(Path.Combine(options.Out, "results.csv"), Report.Csv(results));
-Report.Plots(results, options.Out);
+await Report.WriteAsync(results, options.Out);
 return 0;
 
 async Task<IBenchClient> CreateAsync(string name, BenchSettings settings) => name switch
@@ -160,6 +148,17 @@ internal sealed record BenchOptions(string Scale, string Endpoint, string Access
 
 internal static class Report
 {
+    /// <summary>Prints the table and writes results.md, results.csv and the plots into <paramref name="folder"/>.</summary>
+    public static async Task WriteAsync(IReadOnlyList<Measurement> results, string folder)
+    {
+        Directory.CreateDirectory(folder);
+        var table = Table(results);
+        Console.WriteLine(table);
+        await File.WriteAllTextAsync(Path.Combine(folder, "results.md"), table);
+        await File.WriteAllTextAsync(Path.Combine(folder, "results.csv"), Csv(results));
+        Plots(results, folder);
+    }
+
     public static string Table(IReadOnlyList<Measurement> results)
     {
         var text = new StringBuilder();
