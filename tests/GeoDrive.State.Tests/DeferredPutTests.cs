@@ -119,4 +119,33 @@ public sealed class DeferredPutTests : IDisposable
             }
         }
     }
+
+    [Fact]
+    public void A_write_after_a_deferred_one_runs_its_commit_itself_when_the_thread_pool_is_busy()
+    {
+        // Every pool thread blocked, and many more blockers queued ahead of the deferred put's commit:
+        // the pool would reach that commit only after adding a thread per blocker (tens of seconds). The
+        // busy pool is what a real drive had: upload workers all waiting for one commit only the pool ran.
+        using var release = new ManualResetEventSlim();
+        var blockers = Environment.ProcessorCount * 32;
+        for (var i = 0; i < blockers; i++)
+        {
+            ThreadPool.UnsafeQueueUserWorkItem(static gate => gate.Wait(), release, preferLocal: false);
+        }
+        try
+        {
+            _index.PutDeferred(Samples.Entry("queued.txt", FileState.Dirty));
+            var put = Task.Factory.StartNew(() => _index.Put(Samples.Entry("waited.txt", FileState.Cached)),
+                CancellationToken.None, TaskCreationOptions.LongRunning, TaskScheduler.Default);
+
+            Assert.True(put.Wait(TimeSpan.FromSeconds(10)), "Put waited for a pool thread to run the queued commit");
+        }
+        finally
+        {
+            release.Set();
+        }
+        Reopen();
+        Assert.Equal(FileState.Dirty, _index.Get("queued.txt")!.State);
+        Assert.Equal(FileState.Cached, _index.Get("waited.txt")!.State);
+    }
 }

@@ -6,7 +6,7 @@ namespace GeoDrive.State;
 
 public sealed partial class LiteDbFileIndex
 {
-    /// <summary>Appends the event and sets its <see cref="DriveEvent.Id"/> (ascending in append order).</summary>
+    /// <summary>Appends the event and sets its <see cref="DriveEvent.Id"/> (ascending in append order); not fsynced on its own.</summary>
     public void AppendEvent(DriveEvent driveEvent)
     {
         ArgumentNullException.ThrowIfNull(driveEvent);
@@ -22,7 +22,8 @@ public sealed partial class LiteDbFileIndex
             }
 
             return id;
-        });
+        }, durable: false); // committed when this returns, synced with the next durable write: an event
+                            // is a record for the administrator, not a state anything acts on
     }
 
     /// <summary>Newest first (append order), optionally only those at or after <paramref name="sinceUtc"/> and of one kind.</summary>

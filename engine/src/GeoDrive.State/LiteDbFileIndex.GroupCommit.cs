@@ -11,12 +11,19 @@ namespace GeoDrive.State;
 /// A deferred write (<see cref="PutDeferred"/>) joins the same queue, in the same order, but its caller
 /// does not wait: it is visible to <see cref="Get"/> at once (from <see cref="_unflushed"/>) and goes to
 /// the log with the next commit, run on the thread pool when no caller is there to run it.
+/// A commit queued on the pool that has not started yet is taken over by the next caller that would
+/// otherwise wait for it: callers blocked on a commit that only a pool thread would run starved the pool
+/// (16 upload workers waiting, the API unanswered for 13 s while the pool grew to ~500 threads).
 /// </summary>
 public sealed partial class LiteDbFileIndex
 {
     private readonly Lock _groupGate = new();
     private List<GroupedWrite> _waiting = [];
     private bool _committing;
+
+    // The next commit is queued on the thread pool and nobody has started it: the first caller to come
+    // runs it instead of waiting for a pool thread (CommitQueued then finds nothing to do).
+    private bool _leadQueued;
 
     // Deferred puts not yet committed, newest per path; what Get answers for them meanwhile.
     private readonly Dictionary<string, (BsonDocument Doc, GroupedWrite Write)> _unflushed = new(StringComparer.Ordinal);
@@ -32,8 +39,9 @@ public sealed partial class LiteDbFileIndex
         lock (_groupGate)
         {
             _waiting.Add(mine);
-            lead = !_committing;
+            lead = !_committing || _leadQueued;
             _committing = true;
+            _leadQueued = false;
         }
         if (!lead)
         {
@@ -67,11 +75,29 @@ public sealed partial class LiteDbFileIndex
             _waiting.Add(mine);
             lead = !_committing;
             _committing = true;
+            _leadQueued |= lead;
         }
         if (lead)
         {
-            ThreadPool.UnsafeQueueUserWorkItem(static index => index.CommitWaiting(), this, preferLocal: false);
+            QueueCommit();
         }
+    }
+
+    private void QueueCommit() =>
+        ThreadPool.UnsafeQueueUserWorkItem(static index => index.CommitQueued(), this, preferLocal: false);
+
+    /// <summary>The pool's turn at a queued commit, unless a caller has already taken it over.</summary>
+    private void CommitQueued()
+    {
+        lock (_groupGate)
+        {
+            if (!_leadQueued)
+            {
+                return;
+            }
+            _leadQueued = false;
+        }
+        CommitWaiting();
     }
 
     /// <summary>The deferred document for <paramref name="path"/>, when one is waiting for its commit.</summary>
@@ -179,8 +205,11 @@ public sealed partial class LiteDbFileIndex
                     _unflushed.Remove(write.Path!);
                 }
             }
-            next = _waiting.Count > 0 ? _waiting[0] : null;
+            // The lead goes to a caller that is waiting anyway (the commit takes every queued write, in
+            // order, whoever runs it); to the pool only when all that waits is deferred.
+            next = _waiting.Find(static w => !w.Deferred) ?? (_waiting.Count > 0 ? _waiting[0] : null);
             _committing = next is not null;
+            _leadQueued = next is { Deferred: true };
         }
         foreach (var write in group)
         {
@@ -199,8 +228,8 @@ public sealed partial class LiteDbFileIndex
         }
         if (next.Deferred)
         {
-            // Nobody waits on a deferred write to run the next commit: the pool does.
-            ThreadPool.UnsafeQueueUserWorkItem(static index => index.CommitWaiting(), this, preferLocal: false);
+            // Nobody waits on a deferred write to run the next commit: the pool does, or the next caller.
+            QueueCommit();
         }
         else
         {

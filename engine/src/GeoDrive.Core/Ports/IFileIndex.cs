@@ -16,10 +16,12 @@ public interface IFileIndex : IDisposable
 
     /// <summary>
     /// Inserts or replaces the entry without waiting for the disk: every read sees it at once, and it is
-    /// durable with the next write or within milliseconds. Only for changes the cache itself shows after
-    /// a crash (a file created or written through the mount: the start-up scan finds a cache file that is
-    /// not indexed, or whose size or time differ, and makes it Dirty), never for a state that acts on the
-    /// bucket or frees local bytes.
+    /// committed within milliseconds (so it survives the process being killed) and fsynced with the next
+    /// durable write (every earlier write goes with it, in order), never on its own. Only for changes whose loss in
+    /// a crash costs work, never data: a file created or written through the mount (the start-up scan
+    /// finds a cache file that is not indexed, or whose size or time differ, and makes it Dirty), an
+    /// upload starting or verified (lost, the file is uploaded again; stubbing checks the bytes and the
+    /// object again and writes durably before it frees anything). Never for a state that frees local bytes.
     /// </summary>
     void PutDeferred(FileEntry entry);
 
@@ -40,6 +42,7 @@ public interface IFileIndex : IDisposable
     /// <summary>How many entries are in each state (every state present, 0 where none).</summary>
     IReadOnlyDictionary<FileState, long> CountByState();
 
+    /// <summary>Committed when the call returns; on disk with the next durable write.</summary>
     void AppendEvent(DriveEvent driveEvent);
 
     /// <summary>Newest first.</summary>

@@ -55,7 +55,9 @@ public sealed partial class DriveEngine
             }
             local = found;
             entry.State = FileState.Uploading;
-            _index.Put(entry);
+            // Not waited for: after a crash Uploading and Dirty mean the same (upload again), and a
+            // durable wait per upload blocked a pool thread each (see LiteDbFileIndex's group commit).
+            _index.PutDeferred(entry);
             generation = entry.Generation;
         }
 
@@ -169,7 +171,9 @@ public sealed partial class DriveEngine
             entry.FailedAttempts = 0;
             entry.NextAttemptUtc = null;
             entry.LastError = null;
-            _index.Put(entry);
+            // Deferred too: it is on disk before anything acts on it, as stubbing writes durably first
+            // (a group commit takes every earlier write); lost in a crash, the file is uploaded again.
+            _index.PutDeferred(entry);
             StubScanNeededFor(entry);
             result = entry;
         }
