@@ -35,12 +35,13 @@ public sealed class BucketSyncTests(S3ServerFixture s3) : IClassFixture<S3Server
     private static readonly Caller Scanner = new(101, "scanner");
 
     private DriveRig _rig = null!;
+    private RequestCountingStore _asked = null!;
 
     private DriveEngine Engine => _rig.Engine;
 
     public Task InitializeAsync()
     {
-        _rig = new DriveRig(s3, Policy);
+        _rig = new DriveRig(s3, Policy, storeInFront: store => _asked = new RequestCountingStore(store));
         return _rig.Engine.StartAsync();
     }
 
@@ -291,6 +292,39 @@ public sealed class BucketSyncTests(S3ServerFixture s3) : IClassFixture<S3Server
     }
 
     [Fact]
+    public async Task Opening_a_file_just_uploaded_or_stubbed_asks_the_bucket_only_for_its_bytes()
+    {
+        // Both the upload's answer and the stub's HEAD are checks against the bucket (updateWait).
+        var bytes = await CachedFileAsync("fresh.txt", "just uploaded");
+        var heads = _asked.Heads;
+        Assert.Equal(bytes, await _rig.ReadAsync("fresh.txt"));
+        Assert.Equal(heads, _asked.Heads);
+
+        _rig.Clock.Advance(UpdateWait); // the upload's check is stale now: only the stub's counts
+        await Engine.StubAsync("fresh.txt");
+        Assert.Equal(heads + 1, _asked.Heads); // the stub's own verification
+        var gets = _asked.Gets;
+        Assert.Equal(bytes, await _rig.ReadAsync("fresh.txt"));
+
+        Assert.Equal(heads + 1, _asked.Heads);
+        Assert.Equal(gets + 1, _asked.Gets);
+        Assert.Equal(FileState.Cached, _rig.StateOf("fresh.txt"));
+    }
+
+    [Fact]
+    public async Task An_object_replaced_right_after_its_stub_was_made_is_recalled_in_its_new_version()
+    {
+        await CachedFileAsync("plan.txt", "the old plan");
+        await Engine.StubAsync("plan.txt");
+        await PutRawAsync("plan.txt", "the plan someone else put in the bucket");
+
+        // Within updateWait the open does not ask first; the recall finds other bytes, asks, and recalls those.
+        Assert.Equal("the plan someone else put in the bucket"u8.ToArray(), await _rig.ReadAsync("plan.txt"));
+        Assert.Equal(FileState.Cached, _rig.StateOf("plan.txt"));
+        Assert.Contains(Engine.ReadEvents(kind: DriveEventKind.Sync), e => e.Path == "plan.txt");
+    }
+
+    [Fact]
     public async Task A_stub_of_an_older_version_stands_for_the_newer_one_once_checked()
     {
         await CachedFileAsync("report.txt", "old report");
@@ -327,5 +361,38 @@ public sealed class BucketSyncTests(S3ServerFixture s3) : IClassFixture<S3Server
         Assert.Empty(Engine.ReadEvents(kind: DriveEventKind.Recall));
         Assert.Equal(OpenDecision.Local, await Engine.OpenAsync("doc.txt", Ls, OpenIntent.Read));
         Assert.Equal(FileState.Cached, _rig.StateOf("doc.txt"));
+    }
+
+    /// <summary>The real store, counting what the engine asks of the bucket (a spy: every call goes through).</summary>
+    private sealed class RequestCountingStore(IObjectStore inner) : IObjectStore
+    {
+        private int _heads;
+        private int _gets;
+
+        public int Heads => Volatile.Read(ref _heads);
+
+        public int Gets => Volatile.Read(ref _gets);
+
+        public Task<ObjectInfo?> HeadAsync(string key, CancellationToken cancellationToken = default)
+        {
+            Interlocked.Increment(ref _heads);
+            return inner.HeadAsync(key, cancellationToken);
+        }
+
+        public Task GetAsync(string key, Stream destination, long offset = 0, long? length = null, CancellationToken cancellationToken = default)
+        {
+            Interlocked.Increment(ref _gets);
+            return inner.GetAsync(key, destination, offset, length, cancellationToken);
+        }
+
+        public Task CheckAccessAsync(CancellationToken cancellationToken = default) => inner.CheckAccessAsync(cancellationToken);
+
+        public Task<ObjectInfo> PutAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, CancellationToken cancellationToken = default) =>
+            inner.PutAsync(key, content, length, metadata, cancellationToken);
+
+        public IAsyncEnumerable<ObjectInfo> ListAsync(string prefix, bool recursive = true, CancellationToken cancellationToken = default) =>
+            inner.ListAsync(prefix, recursive, cancellationToken);
+
+        public Task DeleteAsync(string key, CancellationToken cancellationToken = default) => inner.DeleteAsync(key, cancellationToken);
     }
 }

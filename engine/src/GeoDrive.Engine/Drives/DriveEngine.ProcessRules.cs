@@ -1,3 +1,4 @@
+using GeoDrive.Core.Errors;
 using GeoDrive.Core.Model;
 using GeoDrive.Core.Ports;
 using GeoDrive.Policies.Evaluation;
@@ -46,7 +47,18 @@ public sealed partial class DriveEngine
                 StartRecallLocked(entry, CancellationToken.None);
                 return (entry, OpenDecision.Recalling);
             }
-            return (await RecallLockedAsync(entry, cancellationToken), null);
+            try
+            {
+                return (await RecallLockedAsync(entry, cancellationToken), null);
+            }
+            catch (GeoDriveException ex) when (ex.ErrorId == ErrorIds.ObjectMismatch && treatment.FileSync == SyncAction.Sync)
+            {
+                // Replaced in the bucket since it was last asked (an upload or a stub within updateWait
+                // counts as asking): ask now, let the stub stand for what the bucket holds, and recall that.
+                _pathsChecked.Forget(entry.Path);
+                entry = await SyncFileLockedAsync(_index.Get(entry.Path) ?? throw NotFound(entry.Path), openElsewhere, cancellationToken);
+                return (await RecallLockedAsync(entry, cancellationToken), null);
+            }
         }
         if (treatment.Recall == RecallAction.Stream)
         {

@@ -67,6 +67,9 @@ public sealed partial class DriveEngine
                     "GeoDrive will upload the local file again; check who else writes to the bucket.");
             }
 
+            // That HEAD is a check against the bucket: the open that recalls the stub need not repeat it.
+            _pathsChecked.Mark(path, _clock.UtcNow, _policy.UpdateWait);
+
             // The index says Stubbed before the data goes: after a crash in between, recovery finds a
             // "stub" with its data still there and simply re-stubs it; never the other way round.
             entry.State = FileState.Stubbed;

@@ -174,7 +174,11 @@ public sealed partial class DriveEngine
             // Deferred too: it is on disk before anything acts on it, as stubbing writes durably first
             // (a group commit takes every earlier write); lost in a crash, the file is uploaded again.
             _index.PutDeferred(entry);
+            // The bucket was just asked (the PUT's answer or a HEAD): an open within updateWait need not ask again.
+            _pathsChecked.Mark(path, _clock.UtcNow, _policy.UpdateWait);
             StubScanNeededFor(entry);
+            // Under the path's lock, so the Upload event always comes before a Stub event of the same file.
+            Record(DriveEventKind.Upload, path, $"Uploaded {ByteSize.Format(local.Size)} to '{key}'.");
             result = entry;
         }
         if (replacedKey is not null)
@@ -183,7 +187,6 @@ public sealed partial class DriveEngine
             _pendingDeletes.Enqueue(replacedKey);
         }
         Transfers.Uploaded(local.Size);
-        Record(DriveEventKind.Upload, path, $"Uploaded {ByteSize.Format(local.Size)} to '{key}'.");
         return result;
     }
 
