@@ -43,6 +43,7 @@ public sealed class BadInputTests(S3ServerFixture s3) : IAsyncLifetime
 
         Assert.Equal("PolicyBadDuration" + Cmdlet, error.FullyQualifiedErrorId);
         Assert.Matches(@"policy\.yaml:6:\d+", error.Exception.Message);
+        Assert.Contains("Write a duration such as 30s, 5m, 1h30m or 30d", error.Exception.Message, StringComparison.Ordinal);
     }
 
     [Fact]
@@ -54,6 +55,7 @@ public sealed class BadInputTests(S3ServerFixture s3) : IAsyncLifetime
 
         Assert.Equal("EndpointUnreachable" + Cmdlet, error.FullyQualifiedErrorId);
         Assert.True(DateTime.UtcNow - started < TimeSpan.FromSeconds(30));
+        Assert.Contains("Check the endpoint URL and port, that the S3 server is running", error.Exception.Message, StringComparison.Ordinal);
     }
 
     [Fact]
@@ -63,6 +65,7 @@ public sealed class BadInputTests(S3ServerFixture s3) : IAsyncLifetime
         var error = _ps.InvokeExpectingError(DriveScenario.NewDriveScript, d.Variables(bucket: "no-such-bucket-" + Guid.NewGuid().ToString("N")[..8]));
 
         Assert.Equal("BucketNotFound" + Cmdlet, error.FullyQualifiedErrorId);
+        Assert.Contains("Create the bucket first (GeoDrive never creates buckets), or correct -Bucket", error.Exception.Message, StringComparison.Ordinal);
     }
 
     [Fact]
@@ -85,6 +88,7 @@ public sealed class BadInputTests(S3ServerFixture s3) : IAsyncLifetime
         var error = _ps.InvokeExpectingError(DriveScenario.NewDriveScript, d.Variables());
 
         Assert.Equal("MountPathNotEmpty" + Cmdlet, error.FullyQualifiedErrorId);
+        Assert.Contains("Mount over an empty folder", error.Exception.Message, StringComparison.Ordinal);
         Assert.Equal("x", File.ReadAllText(Path.Combine(d.MountPath, "somebody-elses.txt")));
     }
 
@@ -101,6 +105,7 @@ public sealed class BadInputTests(S3ServerFixture s3) : IAsyncLifetime
         var error = _ps.InvokeExpectingError(DriveScenario.NewDriveScript, vars);
 
         Assert.Equal("CachePathInUse" + Cmdlet, error.FullyQualifiedErrorId);
+        Assert.Contains("Give every drive its own cache folder", error.Exception.Message, StringComparison.Ordinal);
     }
 
     [Fact]
@@ -144,7 +149,9 @@ public sealed class CredentialTests : IAsyncLifetime, IClassFixture<CephS3Fixtur
         var error = _ps.InvokeExpectingError(DriveScenario.NewDriveScript, d.Variables(secret: wrongSecret));
 
         Assert.Equal("CredentialsRejected,GeoDrive.Commands.NewCloudDriveCommand", error.FullyQualifiedErrorId);
+        Assert.Contains("Check the access key and the secret key (pass them again with -Credential)", error.Exception.Message, StringComparison.Ordinal);
         Assert.DoesNotContain(wrongSecret, error.ToString(), StringComparison.Ordinal);
+        Assert.DoesNotContain(wrongSecret, error.Exception.ToString(), StringComparison.Ordinal);
         Assert.DoesNotContain(wrongSecret, _service.ReadLog(), StringComparison.Ordinal);
     }
 

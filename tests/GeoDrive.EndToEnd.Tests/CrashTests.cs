@@ -36,16 +36,29 @@ public sealed class CrashTests(S3ServerFixture s3) : IAsyncLifetime
         }
 
         _service.Kill();
-        // Come back with a policy that uploads at once and stubs right after: a stub made before its
-        // upload was verified would read back wrong below.
+        // Come back with a policy that uploads at once and stubs a second after: every file is stubbed
+        // soon after the restart, so the order of its upload and its stub can be checked.
         await File.WriteAllTextAsync(d.PolicyPath, DriveScenario.Policy(settle: "0s", accessWait: "1s"));
         await _service.StartAsync();
 
         using (var ps = new PowerShellSession(_service.SocketPath))
         {
             await DriveScenario.EventuallyAsync(
-                () => (int)ps.Invoke("@(Get-CloudFile -Drive $name -Path 'batch/*' | Where-Object State -in 'Cached','Stubbed').Count", d.Variables()).Single().BaseObject == 100,
-                "all 100 files uploaded after the restart", seconds: 120);
+                () => (int)ps.Invoke("@(Get-CloudFile -Drive $name -Path 'batch/*' | Where-Object State -eq 'Stubbed').Count", d.Variables()).Single().BaseObject == 100,
+                "all 100 files uploaded and stubbed after the restart", seconds: 120);
+
+            // The engine writes an Upload event only once the bucket's object is checked to hold the file's
+            // bytes (size and checksum), and event ids ascend in the order things happened: for each file
+            // its one Upload comes before its one Stub, or a file was stubbed on an unverified upload.
+            var byFile = ps.Invoke("Get-CloudDriveEvent -Drive $name -Kind Upload, Stub -Path 'batch/*'", d.Variables())
+                .GroupBy(e => (string)e.Properties["Path"].Value)
+                .ToDictionary(g => g.Key, g => g.OrderBy(e => (long)e.Properties["Id"].Value).Select(e => (string)e.Properties["Kind"].Value).ToArray());
+            for (var i = 0; i < contents.Length; i++)
+            {
+                var path = $"batch/file{i:000}.bin";
+                Assert.True(byFile.TryGetValue(path, out var kinds), $"no Upload or Stub event for {path}");
+                Assert.True(kinds is ["Upload", "Stub"], $"{path}: events in order {string.Join(", ", kinds)}, not Upload, Stub");
+            }
         }
         for (var i = 0; i < contents.Length; i++)
         {

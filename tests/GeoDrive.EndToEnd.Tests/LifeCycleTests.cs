@@ -36,6 +36,32 @@ public sealed class LifeCycleTests(S3ServerFixture s3) : ServiceTests
     }
 
     [Fact]
+    public async Task A_file_left_alone_for_its_access_wait_is_stubbed_by_the_policy_and_reads_back_the_same()
+    {
+        using var d = new DriveScenario(s3, DriveScenario.Policy(settle: "0s", accessWait: "2s"));
+        Ps.Invoke(DriveScenario.NewDriveScript, d.Variables());
+        Assert.Empty(Ps.LastErrors);
+        var content = DriveRig.RandomBytes(300_000, 42);
+
+        var writeStarted = DateTimeOffset.Now;
+        await File.WriteAllBytesAsync(d.Mounted("idle.bin"), content);
+
+        // No Invoke-ForceStub: the service uploads, verifies and stubs on its own.
+        await DriveScenario.EventuallyAsync(() => StateOf(d, "idle.bin") == "Stubbed", "idle.bin Stubbed by its access wait", seconds: 30);
+        var events = Ps.Invoke("Get-CloudDriveEvent -Drive $name -Kind Upload, Stub -Path idle.bin", d.Variables())
+            .Select(e => (Kind: (string)e.Properties["Kind"].Value, Id: (long)e.Properties["Id"].Value, Time: (DateTimeOffset)e.Properties["Time"].Value))
+            .OrderBy(e => e.Id).ToList();
+        Assert.Equal(["Upload", "Stub"], events.Select(e => e.Kind));
+        // The service's own time of the stub, not when this test noticed it: the access wait was waited.
+        var stubbedAfter = events[1].Time - writeStarted;
+        Assert.True(stubbedAfter >= TimeSpan.FromSeconds(2), $"stubbed {stubbedAfter.TotalSeconds:0.00} s after the write began, before its access wait of 2 s");
+
+        Assert.Equal(0, DriveScenario.AllocatedBlocks(d.Cached("idle.bin")));
+        Assert.Equal(content.Length, new FileInfo(d.Mounted("idle.bin")).Length);
+        Assert.Equal(content, await File.ReadAllBytesAsync(d.Mounted("idle.bin")));
+    }
+
+    [Fact]
     public async Task A_file_matching_an_exclude_never_reaches_the_bucket()
     {
         using var d = new DriveScenario(s3, DriveScenario.Policy(settle: "0s"));
