@@ -51,7 +51,8 @@ public sealed partial class DriveEngine
                 MarkDirty(entry, local.Value);
                 throw ChangedSinceUpload(path);
             }
-            var hashes = await FileHashes.ComputeAsync(localPath, cancellationToken);
+            // MD5 only where the object's ETag is one (a single PUT); computed later if the HEAD says so.
+            var hashes = await FileHashes.ComputeAsync(localPath, withMd5: ObjectLayout.IsPlainMd5(entry.ETag), cancellationToken);
             if (hashes.Sha256 != entry.Checksum || hashes.Length != entry.Size)
             {
                 MarkDirty(entry, local.Value);
@@ -59,6 +60,10 @@ public sealed partial class DriveEngine
             }
             var key = entry.ObjectKey ?? KeyFor(path);
             var head = await _store.HeadAsync(key, cancellationToken);
+            if (head is not null && hashes.Md5 is null && ObjectLayout.IsPlainMd5(head.ETag))
+            {
+                hashes = await FileHashes.ComputeAsync(localPath, withMd5: true, cancellationToken);
+            }
             if (head is null || !ObjectLayout.Holds(head, entry.Size, entry.Checksum, hashes.Md5))
             {
                 MarkDirty(entry, local.Value);

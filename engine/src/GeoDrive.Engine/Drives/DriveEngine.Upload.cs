@@ -8,8 +8,9 @@ namespace GeoDrive.Engine.Drives;
 
 public sealed partial class DriveEngine
 {
-    // Files up to this size are read once (hashed and sent from one pooled buffer).
-    private const int SmallFileBytes = 1 << 20;
+    // Files that go up in one PUT are read once, into one pooled buffer that is hashed and sent (the
+    // store buffers a single PUT whole anyway, to sign it); larger ones are hashed, then streamed in parts.
+    private long SinglePutBytes => Math.Min(Array.MaxLength - 1, Math.Max(_policy.Policy.MultipartThreshold.Value, _policy.Policy.PartSize.Value));
 
     private readonly PathLocks _uploadLocks = new();
 
@@ -65,21 +66,22 @@ public sealed partial class DriveEngine
         try
         {
             await RescueDisplacedStubAsync(key, path, cancellationToken);
-            byte[]? small = null;
+            byte[]? whole = null;
             try
             {
-                // Checksums first: they travel as user metadata in the PUT's headers. A small file is
-                // read once, into a pooled buffer that is hashed and sent; a larger one is read twice
-                // (hashed, then streamed) so memory never holds it whole.
+                // Checksums first: they travel as user metadata in the PUT's headers. A file for one PUT
+                // is read once, into a pooled buffer that is hashed and sent; a multipart one is read
+                // twice (hashed, then streamed in parts) so memory never holds it whole, and without MD5
+                // (its ETag is not one).
                 FileHashes hashes;
-                if (local.Size <= SmallFileBytes)
+                if (local.Size <= SinglePutBytes)
                 {
-                    small = ArrayPool<byte>.Shared.Rent((int)Math.Max(1, local.Size + 1));
-                    hashes = await FileHashes.ReadSmallAsync(localPath, small, cancellationToken);
+                    whole = ArrayPool<byte>.Shared.Rent((int)Math.Max(1, local.Size + 1));
+                    hashes = await FileHashes.ReadWholeAsync(localPath, whole, cancellationToken);
                 }
                 else
                 {
-                    hashes = await FileHashes.ComputeAsync(localPath, cancellationToken);
+                    hashes = await FileHashes.ComputeAsync(localPath, withMd5: false, cancellationToken);
                 }
                 ObjectInfo? head = null;
                 if (hashes.Length == local.Size)
@@ -91,8 +93,8 @@ public sealed partial class DriveEngine
                     try
                     {
                         // Unthrottled, a file goes as is (multipart parts straight from their offsets).
-                        await using Stream file = small is not null
-                            ? new MemoryStream(small, 0, (int)local.Size, writable: false, publiclyVisible: true)
+                        await using Stream file = whole is not null
+                            ? new MemoryStream(whole, 0, (int)local.Size, writable: false, publiclyVisible: true)
                             : FileHashes.OpenShared(localPath);
                         await using Stream content = UploadThrottled ? new ThrottledStream(file, UploadThrottle) : file;
                         put = await _store.PutAsync(key, content, local.Size, metadata, cancellationToken);
@@ -110,9 +112,9 @@ public sealed partial class DriveEngine
             }
             finally
             {
-                if (small is not null)
+                if (whole is not null)
                 {
-                    ArrayPool<byte>.Shared.Return(small);
+                    ArrayPool<byte>.Shared.Return(whole);
                 }
             }
         }

@@ -3,21 +3,25 @@ using System.Security.Cryptography;
 
 namespace GeoDrive.Engine.Files;
 
-/// <summary>SHA-256 (what we record) and MD5 (what a single-part ETag is) of a file in one pass.</summary>
-public readonly record struct FileHashes(string Sha256, string Md5, long Length)
+/// <summary>
+/// SHA-256 (what we record) and MD5 (what a single-part ETag is) of a file in one pass. The MD5 is left
+/// out (null) where no ETag will be compared with it: a multipart object's ETag is not an MD5 of its
+/// bytes, and MD5 costs more than SHA-256 here (660 vs 1,570 MB/s on this machine's CPU, SHA-NI).
+/// </summary>
+public readonly record struct FileHashes(string Sha256, string? Md5, long Length)
 {
     private const int BufferSize = 1 << 20;
 
-    public static async Task<FileHashes> ComputeAsync(string localPath, CancellationToken cancellationToken = default)
+    public static async Task<FileHashes> ComputeAsync(string localPath, bool withMd5 = true, CancellationToken cancellationToken = default)
     {
         await using var stream = OpenShared(localPath);
-        return await ComputeAsync(stream, cancellationToken);
+        return await ComputeAsync(stream, withMd5, cancellationToken);
     }
 
-    public static async Task<FileHashes> ComputeAsync(Stream stream, CancellationToken cancellationToken = default)
+    public static async Task<FileHashes> ComputeAsync(Stream stream, bool withMd5 = true, CancellationToken cancellationToken = default)
     {
         using var sha = IncrementalHash.CreateHash(HashAlgorithmName.SHA256);
-        using var md5 = IncrementalHash.CreateHash(HashAlgorithmName.MD5);
+        using var md5 = withMd5 ? IncrementalHash.CreateHash(HashAlgorithmName.MD5) : null;
         var buffer = ArrayPool<byte>.Shared.Rent(BufferSize);
         try
         {
@@ -26,10 +30,10 @@ public readonly record struct FileHashes(string Sha256, string Md5, long Length)
             while ((read = await stream.ReadAsync(buffer, cancellationToken)) > 0)
             {
                 sha.AppendData(buffer, 0, read);
-                md5.AppendData(buffer, 0, read);
+                md5?.AppendData(buffer, 0, read);
                 total += read;
             }
-            return new FileHashes(Convert.ToHexStringLower(sha.GetHashAndReset()), Convert.ToHexStringLower(md5.GetHashAndReset()), total);
+            return new FileHashes(Convert.ToHexStringLower(sha.GetHashAndReset()), md5 is null ? null : Convert.ToHexStringLower(md5.GetHashAndReset()), total);
         }
         finally
         {
@@ -38,10 +42,11 @@ public readonly record struct FileHashes(string Sha256, string Md5, long Length)
     }
 
     /// <summary>
-    /// Reads a small file whole into <paramref name="buffer"/> (one byte longer than the size expected,
-    /// so a file that grew shows as a length mismatch) and hashes it there: one read serves hash and upload.
+    /// Reads a file that goes up in one PUT whole into <paramref name="buffer"/> (one byte longer than the
+    /// size expected, so a file that grew shows as a length mismatch) and hashes it there: one read serves
+    /// hash and upload (the store would buffer it for signing anyway).
     /// </summary>
-    public static async Task<FileHashes> ReadSmallAsync(string localPath, byte[] buffer, CancellationToken cancellationToken = default)
+    public static async Task<FileHashes> ReadWholeAsync(string localPath, byte[] buffer, CancellationToken cancellationToken = default)
     {
         await using var stream = OpenShared(localPath);
         var total = 0;
