@@ -8,7 +8,8 @@ namespace GeoDrive.Mount.Fuse.Tests;
 /// <summary>
 /// spec.throttle on files written through a real FUSE mount, on Ceph (moto could not take 10 MB/s on a
 /// loaded 2-core machine). Upload mode is sync, so close(2) returns once the object is in the bucket:
-/// the application's write is the transfer. The rate is measured on the wire by a proxy in front of the server.
+/// the application's write is the transfer. The rate is measured on the wire by a proxy in front of the
+/// server; the schedule window in force is chosen on the injected clock, read in the machine's local time.
 /// </summary>
 [System.Runtime.Versioning.SupportedOSPlatform("linux")]
 public sealed class ThrottleMountTests(CephS3Fixture ceph, ITestOutputHelper output) : IClassFixture<CephS3Fixture>, IAsyncLifetime
@@ -61,6 +62,15 @@ public sealed class ThrottleMountTests(CephS3Fixture ceph, ITestOutputHelper out
         return upload;
     }
 
+    /// <summary>Moves the drive's clock forward to a wall-clock time in the machine's zone, the zone the engine reads schedules in.</summary>
+    private static void MoveClockTo(ManualClock clock, DateTime localTime)
+    {
+        var utc = TimeZoneInfo.ConvertTimeToUtc(DateTime.SpecifyKind(localTime, DateTimeKind.Unspecified), TimeZoneInfo.Local);
+        var by = new DateTimeOffset(utc, TimeSpan.Zero) - clock.UtcNow;
+        Assert.True(by >= TimeSpan.Zero, $"the clock only moves forward ({clock.UtcNow:u} to {utc:u})");
+        clock.Advance(by);
+    }
+
     [Fact]
     public async Task Writing_50_MB_through_the_mount_throttled_to_10_MB_per_second_takes_at_least_4_5_s_at_a_rate_within_10_percent()
     {
@@ -73,6 +83,35 @@ public sealed class ThrottleMountTests(CephS3Fixture ceph, ITestOutputHelper out
         Assert.InRange(big.Rate, 9.0, 11.0);
         Assert.Equal(FileState.Cached, rig.StateOf("big.bin"));
         Assert.Equal(big.Content, await rig.ObjectBytesAsync("big.bin"));
+    }
+
+    [Fact]
+    public async Task A_weekday_office_hours_window_slows_uploads_on_Monday_at_9_and_the_base_rate_applies_again_at_20()
+    {
+        // Parts of 5 MiB: the SDK sends a part only once it is read whole, so the wire shows the limiter's
+        // pace only over several parts; a single PUT of 6 MB would reach the proxy in one burst.
+        var (rig, wire, mounted) = Mount("""
+            { upload: 10MB/s, schedule: [ { days: [Mon, Tue, Wed, Thu, Fri], from: "08:00", to: "18:00", upload: 2MB/s } ] }
+            """, multipartThreshold: 5L << 20);
+        Assert.Equal(DayOfWeek.Monday, new DateTime(2026, 1, 12).DayOfWeek);
+
+        MoveClockTo(rig.Clock, new DateTime(2026, 1, 12, 9, 0, 0));
+        var inWindow = Write(wire, mounted, "monday-9.bin", 6 * MB, 9);
+        MoveClockTo(rig.Clock, new DateTime(2026, 1, 12, 20, 0, 0));
+        var afterHours = Write(wire, mounted, "monday-20.bin", 20 * MB, 20);
+
+        Assert.True(inWindow.Seconds >= 2.7, $"6 MB at the window's 2 MB/s took {inWindow.Seconds:0.00} s");
+        Assert.True(inWindow.WireBytes >= 6 * MB, $"{inWindow.WireBytes} bytes passed the proxy");
+        Assert.InRange(inWindow.Rate, 1.8, 2.2);
+        // Out of the window the base rate applies: never slower than it, so far above the window's 2 MB/s;
+        // and never faster but for the limiter's one second in hand: after the pause between the two files
+        // up to 10 MB may go at once, and what goes beyond that is paced at 10 MB/s.
+        Assert.True(afterHours.WireBytes >= 20 * MB, $"{afterHours.WireBytes} bytes passed the proxy");
+        Assert.True(afterHours.Rate >= 9.0, $"after hours the upload went at {afterHours.Rate:0.00} MB/s");
+        Assert.True(afterHours.Seconds >= 1.0, $"20 MB at the base 10 MB/s took {afterHours.Seconds:0.00} s");
+        Assert.InRange((afterHours.WireBytes - 10.0 * MB) / 1e6 / afterHours.WireSeconds, 0, 11.0);
+        Assert.Equal(inWindow.Content, await rig.ObjectBytesAsync("monday-9.bin"));
+        Assert.Equal(afterHours.Content, await rig.ObjectBytesAsync("monday-20.bin"));
     }
 
     public Task InitializeAsync() => Task.CompletedTask;
