@@ -1,3 +1,5 @@
+using System.Globalization;
+using System.Management.Automation;
 using GeoDrive.TestSupport;
 
 namespace GeoDrive.EndToEnd.Tests;
@@ -22,6 +24,10 @@ public sealed class PolicyReloadTests(S3ServerFixture s3) : ServiceTests
         await File.WriteAllTextAsync(d.PolicyPath, DriveScenario.Policy(settle: "0s").Replace("accessWait", "acessWait", StringComparison.Ordinal));
         await DriveScenario.EventuallyAsync(() => Service.ReadLog().Contains("PolicyUnknownKey", StringComparison.Ordinal), "the refusal", seconds: 10);
         Assert.Contains("policy.yaml:5:", Service.ReadLog(), StringComparison.Ordinal);
+        // The administrator reads it too, as an event of the drive with its error id and file:line.
+        var refusal = Refusals(d).Single();
+        Assert.Equal("PolicyUnknownKey", refusal.Properties["ErrorId"].Value);
+        Assert.Contains($"{d.PolicyPath}:5:", (string)refusal.Properties["Message"].Value, StringComparison.Ordinal);
 
         await File.WriteAllTextAsync(d.Mounted("second.skip"), "still local only");
         await File.WriteAllTextAsync(d.Mounted("report.txt"), "the drive goes on");
@@ -34,24 +40,40 @@ public sealed class PolicyReloadTests(S3ServerFixture s3) : ServiceTests
     [Fact]
     public async Task No_file_of_the_bad_policy_corpus_stops_a_running_drive()
     {
-        using var d = new DriveScenario(s3, DriveScenario.Policy(settle: "0s"));
+        // The last good policy has a rule of its own (no default excludes *.skip), to see it still applies at the end.
+        using var d = new DriveScenario(s3, DriveScenario.Policy(settle: "0s", excludes: """[ "**/*.tmp", "**/*.skip" ]"""));
         Ps.Invoke(DriveScenario.NewDriveScript, d.Variables());
         Assert.Empty(Ps.LastErrors);
         var corpus = Directory.GetFiles(Path.Combine(RepoRoot.Path, "tests/fixtures/policies/bad"), "*.yaml").Order(StringComparer.Ordinal).ToList();
+        Assert.True(corpus.Count >= 30, $"the corpus has {corpus.Count} files");
 
         foreach (var bad in corpus)
         {
-            var refusedBefore = Refusals();
+            // "<ErrorId> <line>:<column> [message fragment]", as BadPolicyCorpusTests reads it.
+            var expected = (await File.ReadAllTextAsync(Path.ChangeExtension(bad, ".expected"))).Trim().Split(' ', 3);
+            var refusedBefore = Refusals(d).Count;
             await File.WriteAllTextAsync(d.PolicyPath, await File.ReadAllTextAsync(bad));
-            await DriveScenario.EventuallyAsync(() => Refusals() > refusedBefore, $"the refusal of {Path.GetFileName(bad)}", seconds: 10);
+            await DriveScenario.EventuallyAsync(() => Refusals(d).Count > refusedBefore, $"the refusal of {Path.GetFileName(bad)}", seconds: 10);
+
+            var refusal = Refusals(d)[^1];
+            var message = (string)refusal.Properties["Message"].Value;
+            Assert.Equal((Path.GetFileName(bad), expected[0]), (Path.GetFileName(bad), (string)refusal.Properties["ErrorId"].Value));
+            Assert.Contains($"{d.PolicyPath}:{expected[1]}: ", message, StringComparison.Ordinal);
+            Assert.Contains(expected.Length > 2 ? expected[2] : "", message, StringComparison.Ordinal);
         }
 
+        await File.WriteAllTextAsync(d.Mounted("after.skip"), "local only");
         await File.WriteAllTextAsync(d.Mounted("after.txt"), "still serving");
+        Assert.Equal("Excluded", StateOf(d, "after.skip"));
         await DriveScenario.EventuallyAsync(() => StateOf(d, "after.txt") == "Cached", "after.txt Cached");
         Assert.Equal("still serving"u8.ToArray(), await d.ObjectBytesAsync("after.txt"));
-        Assert.True(corpus.Count >= 25, $"the corpus has {corpus.Count} files");
+        Assert.Null(await d.Bucket_.HeadAsync("after.skip"));
     }
 
-    private int Refusals() =>
-        Service.ReadLog().Split('\n').Count(line => line.Contains("Policy change refused", StringComparison.Ordinal));
+    /// <summary>The drive's policy events that refused a change, oldest first, as Get-CloudDriveEvent shows them.</summary>
+    private List<PSObject> Refusals(DriveScenario d) =>
+        Ps.Invoke("Get-CloudDriveEvent -Drive $name -Kind Policy", d.Variables())
+            .Where(e => ((string)e.Properties["Message"].Value).StartsWith("Policy change refused", StringComparison.Ordinal))
+            .OrderBy(e => Convert.ToInt64(e.Properties["Id"].Value, CultureInfo.InvariantCulture))
+            .ToList();
 }

@@ -1,7 +1,9 @@
+using System.Collections.Concurrent;
 using System.Diagnostics;
 using Amazon.S3.Model;
 using GeoDrive.Core.Errors;
 using GeoDrive.Core.Model;
+using GeoDrive.Core.Ports;
 using GeoDrive.TestSupport;
 
 namespace GeoDrive.Mount.Fuse.Tests;
@@ -9,10 +11,11 @@ namespace GeoDrive.Mount.Fuse.Tests;
 /// <summary>
 /// processExcludes and folder sync through a real mount: programs are told apart by their image name
 /// (/proc/PID/comm), so the tests run copies of ls and cat under the names the policy mentions.
-/// Objects are put into the bucket with the raw S3 client, as another tool would.
+/// Objects are put into the bucket with the raw S3 client, as another tool would. Downloads are counted
+/// by a wrapper around the real store (<see cref="GetCountingStore"/>), which changes nothing it passes on.
 /// </summary>
 [System.Runtime.Versioning.SupportedOSPlatform("linux")]
-public sealed class ProcessRuleMountTests(S3ServerFixture s3) : IClassFixture<S3ServerFixture>, IAsyncLifetime
+public sealed class ProcessRuleMountTests : IClassFixture<S3ServerFixture>, IAsyncLifetime
 {
     private const string Policy = """
         apiVersion: geodrive/v1
@@ -27,10 +30,16 @@ public sealed class ProcessRuleMountTests(S3ServerFixture s3) : IClassFixture<S3
             - { process: "backup*", recall: stream }
         """;
 
-    private readonly DriveRig _rig = new(s3, Policy);
+    private readonly DriveRig _rig;
+    private GetCountingStore _store = null!;
     private readonly TempDirectory _mountFolder = new("mnt");
     private readonly TempDirectory _programs = new("bin");
     private FuseMountedDrive _mounted = null!;
+
+    public ProcessRuleMountTests(S3ServerFixture s3)
+    {
+        _rig = new DriveRig(s3, Policy, storeInFront: real => _store = new GetCountingStore(real));
+    }
 
     public Task InitializeAsync()
     {
@@ -137,6 +146,7 @@ public sealed class ProcessRuleMountTests(S3ServerFixture s3) : IClassFixture<S3
         var avscan = Run(Program("avscan", "/bin/cat"), Mounted("scan-me.bin"));
         await _mounted.WaitForClosesAsync();
 
+        Assert.Equal(0, _store.Gets("scan-me.bin"));
         Assert.NotEqual(0, avscan.ExitCode);
         Assert.Contains("Permission denied", avscan.Errors, StringComparison.Ordinal);
         Assert.Empty(avscan.Output);
@@ -155,6 +165,8 @@ public sealed class ProcessRuleMountTests(S3ServerFixture s3) : IClassFixture<S3
 
         Assert.Equal(0, backup.ExitCode);
         Assert.Equal(content, backup.Output);
+        // Its bytes came from the bucket, read in ranges and given to the reader, not kept.
+        Assert.True(_store.Gets("archive.bin") > 0, "the streamed read downloaded nothing");
         Assert.Empty(_rig.Engine.ReadEvents(kind: DriveEventKind.Recall));
         Assert.Equal(FileState.Stubbed, _rig.StateOf("archive.bin"));
         Assert.Equal(0, _rig.AllocatedBlocks("archive.bin"));
@@ -194,5 +206,35 @@ public sealed class ProcessRuleMountTests(S3ServerFixture s3) : IClassFixture<S3
         Assert.Contains(refused, e => e.Message.Contains("'../'", StringComparison.Ordinal));
         Assert.Contains(refused, e => e.Message.Contains("'a/../'", StringComparison.Ordinal));
         Assert.Contains(refused, e => e.Message.Contains("'.geodrive/'", StringComparison.Ordinal));
+    }
+
+    /// <summary>
+    /// A counting wrapper in front of the real store, test instrumentation like the fault-injection
+    /// wrappers but injecting nothing: every call goes through unchanged and GetAsync calls are counted
+    /// per key, so "downloads nothing" is seen at the store, not inferred from a missing Recall event.
+    /// </summary>
+    private sealed class GetCountingStore(IObjectStore inner) : IObjectStore
+    {
+        private readonly ConcurrentDictionary<string, int> _gets = new(StringComparer.Ordinal);
+
+        public int Gets(string key) => _gets.GetValueOrDefault(key);
+
+        public Task GetAsync(string key, Stream destination, long offset = 0, long? length = null, CancellationToken cancellationToken = default)
+        {
+            _gets.AddOrUpdate(key, 1, (_, n) => n + 1);
+            return inner.GetAsync(key, destination, offset, length, cancellationToken);
+        }
+
+        public Task CheckAccessAsync(CancellationToken cancellationToken = default) => inner.CheckAccessAsync(cancellationToken);
+
+        public Task<ObjectInfo?> HeadAsync(string key, CancellationToken cancellationToken = default) => inner.HeadAsync(key, cancellationToken);
+
+        public Task<ObjectInfo> PutAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, CancellationToken cancellationToken = default) =>
+            inner.PutAsync(key, content, length, metadata, cancellationToken);
+
+        public IAsyncEnumerable<ObjectInfo> ListAsync(string prefix, bool recursive = true, CancellationToken cancellationToken = default) =>
+            inner.ListAsync(prefix, recursive, cancellationToken);
+
+        public Task DeleteAsync(string key, CancellationToken cancellationToken = default) => inner.DeleteAsync(key, cancellationToken);
     }
 }

@@ -142,17 +142,32 @@ public sealed class StubbingPolicyTests(S3ServerFixture s3) : IClassFixture<S3Se
             contents.Add(await WriteAsync(mounted, $"scans/scan{i}.tif", 4 * MiB, 10 + i));
             rig.Clock.Advance(TimeSpan.FromMinutes(1));
         }
+        // The oldest written is read through the mount after the others: it is now the most recently accessed.
+        Assert.Equal(contents[0], await File.ReadAllBytesAsync(Path.Combine(mounted.Root, "scans/scan0.tif")));
+        await mounted.WaitForClosesAsync();
+        int[] leastRecentlyAccessedFirst = [1, 2, 3, 4, 5, 6, 7, 8, 9, 0];
+        var allocated = Enumerable.Range(0, 10).Select(i => rig.AllocatedBlocks($"scans/scan{i}.tif") * 512).ToList();
+        var stubUntil = (long)Math.Round(volume.TotalBytes * 0.40);
+        var usedBefore = volume.UsedBytes;
         Assert.True(volume.UsedPercent > 60, $"the test's volume should be over 60% used, is {volume.UsedPercent:0.#}%");
+        // As few files as bring usage down to stubUntil, taken in that order.
+        var expectedStubbed = 0;
+        for (var freed = 0L; usedBefore - freed > stubUntil; expectedStubbed++)
+        {
+            freed += allocated[leastRecentlyAccessedFirst[expectedStubbed]];
+        }
 
         await rig.Engine.TickAsync();
 
-        Assert.True(volume.UsedPercent <= 40, $"usage should be down to 40%, is {volume.UsedPercent:0.#}%");
-        var states = Enumerable.Range(0, 10).Select(i => rig.StateOf($"scans/scan{i}.tif")).ToList();
-        var stubbed = states.TakeWhile(s => s == FileState.Stubbed).Count();
-        Assert.InRange(stubbed, 1, 8);
-        Assert.All(states.Skip(stubbed), s => Assert.Equal(FileState.Cached, s));
-        Assert.Equal(FileState.Cached, states[^1]);
-        Assert.Equal(contents[0], await File.ReadAllBytesAsync(Path.Combine(mounted.Root, "scans/scan0.tif")));
+        var stubbed = leastRecentlyAccessedFirst.Where(i => rig.StateOf($"scans/scan{i}.tif") == FileState.Stubbed).ToList();
+        Assert.Equal(leastRecentlyAccessedFirst.Take(expectedStubbed), stubbed);
+        Assert.Equal(FileState.Cached, rig.StateOf("scans/scan0.tif"));
+        Assert.Equal(FileState.Stubbed, rig.StateOf("scans/scan1.tif"));
+        // Stubbing stopped as soon as usage was under stubUntil: without the last file stubbed it would not be.
+        var usedAfter = volume.UsedBytes;
+        Assert.True(usedAfter <= stubUntil, $"usage should be down to 40% ({stubUntil} bytes), is {usedAfter}");
+        Assert.True(usedAfter + allocated[stubbed[^1]] > stubUntil, $"{usedAfter} bytes used: one file fewer would have been enough");
+        Assert.Equal(contents[1], await File.ReadAllBytesAsync(Path.Combine(mounted.Root, "scans/scan1.tif")));
     }
 
     public Task InitializeAsync() => Task.CompletedTask;

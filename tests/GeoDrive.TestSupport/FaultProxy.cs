@@ -45,6 +45,14 @@ public sealed class FaultProxy : IDisposable
     private long _firstToServer;
     private long _lastToServer;
 
+    /// <summary>Measures the wire afresh, for a second transfer of the same test (call it while nothing is in flight).</summary>
+    public void ResetWireMeter()
+    {
+        Interlocked.Exchange(ref _bytesToServer, 0);
+        Interlocked.Exchange(ref _firstToServer, 0);
+        Interlocked.Exchange(ref _lastToServer, 0);
+    }
+
     public int ResetsSent => Volatile.Read(ref _resetsSent);
 
     /// <summary>The next <paramref name="count"/> connections get "503 SlowDown" instead of the server.</summary>

@@ -38,6 +38,16 @@ public sealed class LoopVolume : IDisposable
 
     public long TotalBytes => new DriveInfo(MountPath).TotalSize;
 
+    /// <summary>Bytes in use as df counts them (size - free), the measure cache thresholds are taken on.</summary>
+    public long UsedBytes
+    {
+        get
+        {
+            var drive = new DriveInfo(MountPath);
+            return drive.TotalSize - drive.TotalFreeSpace;
+        }
+    }
+
     private static void Run(string file, params string[] arguments)
     {
         using var process = Process.Start(new ProcessStartInfo(file, arguments) { RedirectStandardError = true, RedirectStandardOutput = true })!;

@@ -3,8 +3,8 @@ using GeoDrive.Policies.Loading;
 namespace GeoDrive.Policies.Tests.Loading;
 
 /// <summary>
-/// Every file in tests/fixtures/policies/bad is refused with the error id and place its sibling
-/// '.expected' file names, and a fragment of the message where one follows ("PolicyUnknownKey 6:5 did you mean").
+/// Every file in tests/fixtures/policies/bad is refused with the error id, place and message fragment its
+/// sibling '.expected' file names ("PolicyUnknownKey 6:5 did you mean 'accessWait'?").
 /// </summary>
 public sealed class BadPolicyCorpusTests
 {
@@ -19,16 +19,18 @@ public sealed class BadPolicyCorpusTests
     }
 
     [Fact]
-    public void The_corpus_has_at_least_thirty_bad_files_each_with_an_expectation()
+    public void The_corpus_has_at_least_thirty_bad_files_each_expecting_an_id_a_place_and_a_message()
     {
         var files = Directory.GetFiles(RepoFiles.Fixture("bad"), "*.yaml");
         Assert.True(files.Length >= 30, $"only {files.Length} bad policy files");
         Assert.All(files, f => Assert.True(File.Exists(Path.ChangeExtension(f, ".expected")), $"{f} has no .expected file"));
+        Assert.All(files, f => Assert.True(File.ReadAllText(Path.ChangeExtension(f, ".expected")).Trim().Split(' ', 3) is [_, _, { Length: > 0 }],
+            $"{Path.ChangeExtension(f, ".expected")} names no message fragment"));
     }
 
     [Theory]
     [MemberData(nameof(BadFiles))]
-    public void A_bad_file_is_refused_with_the_expected_id_line_and_column(string name)
+    public void A_bad_file_is_refused_with_the_expected_id_line_column_and_message(string name)
     {
         var path = RepoFiles.Fixture("bad", name + ".yaml");
         var expected = File.ReadAllText(Path.ChangeExtension(path, ".expected")).Trim().Split(' ', 3);
