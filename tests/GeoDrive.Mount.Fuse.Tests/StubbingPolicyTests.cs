@@ -9,7 +9,7 @@ public sealed class StubbingPolicyTests(S3ServerFixture s3) : IClassFixture<S3Se
     private const int MiB = 1024 * 1024;
     private readonly TempDirectory _mountFolder = new("mnt");
     // Undone last-in first-out: the mount before its engine, the engine before the volume under its cache.
-    private readonly Stack<object> _cleanup = new();
+    private readonly CleanupStack _cleanup = new();
 
     private async Task<(DriveRig Rig, FuseMountedDrive Mounted)> MountAsync(string spec, string? cachePath = null)
     {
@@ -174,18 +174,7 @@ public sealed class StubbingPolicyTests(S3ServerFixture s3) : IClassFixture<S3Se
 
     public async Task DisposeAsync()
     {
-        while (_cleanup.TryPop(out var item))
-        {
-            switch (item)
-            {
-                case IAsyncDisposable asyncDisposable:
-                    await asyncDisposable.DisposeAsync();
-                    break;
-                case IDisposable disposable:
-                    disposable.Dispose();
-                    break;
-            }
-        }
+        await _cleanup.DisposeAsync();
         _mountFolder.Dispose();
     }
 }

@@ -18,7 +18,7 @@ public sealed class ThrottleMountTests(CephS3Fixture ceph, ITestOutputHelper out
     private const int MB = 1_000_000;
     private readonly TempDirectory _mountFolder = new("mnt");
     // Undone last-in first-out: the mount before its engine, the engine before the proxy it talks through.
-    private readonly Stack<object> _cleanup = new();
+    private readonly CleanupStack _cleanup = new();
 
     private (DriveRig Rig, FaultProxy Wire, FuseMountedDrive Mounted) Mount(string throttle, long multipartThreshold)
     {
@@ -119,18 +119,7 @@ public sealed class ThrottleMountTests(CephS3Fixture ceph, ITestOutputHelper out
 
     public async Task DisposeAsync()
     {
-        while (_cleanup.TryPop(out var item))
-        {
-            switch (item)
-            {
-                case IAsyncDisposable asyncDisposable:
-                    await asyncDisposable.DisposeAsync();
-                    break;
-                case IDisposable disposable:
-                    disposable.Dispose();
-                    break;
-            }
-        }
+        await _cleanup.DisposeAsync();
         _mountFolder.Dispose();
     }
 }
