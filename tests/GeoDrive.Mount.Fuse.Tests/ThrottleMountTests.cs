@@ -63,10 +63,11 @@ public sealed class ThrottleMountTests(CephS3Fixture ceph, ITestOutputHelper out
         return upload;
     }
 
-    /// <summary>Moves the drive's clock forward to a wall-clock time in the machine's zone, the zone the engine reads schedules in.</summary>
-    private static void MoveClockTo(ManualClock clock, DateTime localTime)
+    /// <summary>Moves the drive's clock forward to a wall-clock time in the zone its engine reads schedules in.</summary>
+    private static void MoveClockTo(DriveRig rig, DateTime localTime)
     {
-        var utc = TimeZoneInfo.ConvertTimeToUtc(DateTime.SpecifyKind(localTime, DateTimeKind.Unspecified), TimeZoneInfo.Local);
+        var clock = rig.Clock;
+        var utc = TimeZoneInfo.ConvertTimeToUtc(DateTime.SpecifyKind(localTime, DateTimeKind.Unspecified), rig.TimeZone);
         var by = new DateTimeOffset(utc, TimeSpan.Zero) - clock.UtcNow;
         Assert.True(by >= TimeSpan.Zero, $"the clock only moves forward ({clock.UtcNow:u} to {utc:u})");
         clock.Advance(by);
@@ -96,9 +97,9 @@ public sealed class ThrottleMountTests(CephS3Fixture ceph, ITestOutputHelper out
             """, multipartThreshold: 5L << 20);
         Assert.Equal(DayOfWeek.Monday, new DateTime(2026, 1, 12).DayOfWeek);
 
-        MoveClockTo(rig.Clock, new DateTime(2026, 1, 12, 9, 0, 0));
+        MoveClockTo(rig, new DateTime(2026, 1, 12, 9, 0, 0));
         var inWindow = Write(wire, mounted, "monday-9.bin", 6 * MB, 9);
-        MoveClockTo(rig.Clock, new DateTime(2026, 1, 12, 20, 0, 0));
+        MoveClockTo(rig, new DateTime(2026, 1, 12, 20, 0, 0));
         var afterHours = Write(wire, mounted, "monday-20.bin", 20 * MB, 20);
 
         Assert.True(inWindow.Seconds >= 2.7, $"6 MB at the window's 2 MB/s took {inWindow.Seconds:0.00} s");

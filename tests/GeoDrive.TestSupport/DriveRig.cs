@@ -153,13 +153,16 @@ public sealed class DriveRig : IAsyncDisposable
         return bytes;
     }
 
+    /// <summary>The zone the rig's engine reads schedules in (throttle windows, recall jobs): fixed, whatever the machine's.</summary>
+    public TimeZoneInfo TimeZone { get; } = TimeZoneInfo.Utc;
+
     private LiteDbFileIndex OpenIndex() => LiteDbFileIndex.Open(IndexPath);
 
     private readonly int _uploadThreads;
     private readonly Func<GeoDrive.Core.Ports.IObjectStore, GeoDrive.Core.Ports.IObjectStore>? _storeInFront;
 
     private DriveEngine NewEngine() =>
-        new(new DriveEngineOptions { Name = "test", CachePath = CachePath, InternalPath = StatePath, TimeZone = TimeZoneInfo.Utc, UploadConcurrency = _uploadThreads },
+        new(new DriveEngineOptions { Name = "test", CachePath = CachePath, InternalPath = StatePath, TimeZone = TimeZone, UploadConcurrency = _uploadThreads },
             _storeInFront?.Invoke(Store) ?? Store, _index, Policy, Clock);
 
     public async ValueTask DisposeAsync()

@@ -67,7 +67,7 @@ public sealed partial class DriveEngine
 
     private bool DownloadThrottled => _policy.ThrottleAt(LocalNow()).Download > 0;
 
-    private DateTime LocalNow() => TimeZoneInfo.ConvertTime(_clock.UtcNow, TimeZoneInfo.Local).DateTime;
+    private DateTime LocalNow() => TimeZoneInfo.ConvertTime(_clock.UtcNow, Options.TimeZone ?? TimeZoneInfo.Local).DateTime;
 
     /// <summary>Transfer totals, bytes in flight and rates (Get-CloudDriveStatus).</summary>
     public TransferMeter Transfers { get; } = new();

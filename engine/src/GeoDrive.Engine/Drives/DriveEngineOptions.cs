@@ -32,7 +32,7 @@ public sealed class DriveEngineOptions
     /// <summary>The volume cache thresholds are measured on; by default the one that holds <see cref="CachePath"/>.</summary>
     public Files.ICacheVolume? CacheVolume { get; init; }
 
-    /// <summary>The zone recall job schedules are read in when a job names none; null = the machine's local zone.</summary>
+    /// <summary>The zone schedules are read in: throttle windows, and recall jobs that name none; null = the machine's local zone.</summary>
     public TimeZoneInfo? TimeZone { get; init; }
 
     /// <summary>The engine's own folder name inside the cache.</summary>
