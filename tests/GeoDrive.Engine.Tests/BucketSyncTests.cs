@@ -296,18 +296,18 @@ public sealed class BucketSyncTests(S3ServerFixture s3) : IClassFixture<S3Server
     {
         // Both the upload's answer and the stub's HEAD are checks against the bucket (updateWait).
         var bytes = await CachedFileAsync("fresh.txt", "just uploaded");
-        var heads = _asked.Heads;
+        var heads = _asked.Heads("fresh.txt");
         Assert.Equal(bytes, await _rig.ReadAsync("fresh.txt"));
-        Assert.Equal(heads, _asked.Heads);
+        Assert.Equal(heads, _asked.Heads("fresh.txt"));
 
         _rig.Clock.Advance(UpdateWait); // the upload's check is stale now: only the stub's counts
         await Engine.StubAsync("fresh.txt");
-        Assert.Equal(heads + 1, _asked.Heads); // the stub's own verification
-        var gets = _asked.Gets;
+        Assert.Equal(heads + 1, _asked.Heads("fresh.txt")); // the stub's own verification
+        var gets = _asked.Gets("fresh.txt");
         Assert.Equal(bytes, await _rig.ReadAsync("fresh.txt"));
 
-        Assert.Equal(heads + 1, _asked.Heads);
-        Assert.Equal(gets + 1, _asked.Gets);
+        Assert.Equal(heads + 1, _asked.Heads("fresh.txt"));
+        Assert.Equal(gets + 1, _asked.Gets("fresh.txt"));
         Assert.Equal(FileState.Cached, _rig.StateOf("fresh.txt"));
     }
 
@@ -361,38 +361,5 @@ public sealed class BucketSyncTests(S3ServerFixture s3) : IClassFixture<S3Server
         Assert.Empty(Engine.ReadEvents(kind: DriveEventKind.Recall));
         Assert.Equal(OpenDecision.Local, await Engine.OpenAsync("doc.txt", Ls, OpenIntent.Read));
         Assert.Equal(FileState.Cached, _rig.StateOf("doc.txt"));
-    }
-
-    /// <summary>The real store, counting what the engine asks of the bucket (a spy: every call goes through).</summary>
-    private sealed class RequestCountingStore(IObjectStore inner) : IObjectStore
-    {
-        private int _heads;
-        private int _gets;
-
-        public int Heads => Volatile.Read(ref _heads);
-
-        public int Gets => Volatile.Read(ref _gets);
-
-        public Task<ObjectInfo?> HeadAsync(string key, CancellationToken cancellationToken = default)
-        {
-            Interlocked.Increment(ref _heads);
-            return inner.HeadAsync(key, cancellationToken);
-        }
-
-        public Task GetAsync(string key, Stream destination, long offset = 0, long? length = null, CancellationToken cancellationToken = default)
-        {
-            Interlocked.Increment(ref _gets);
-            return inner.GetAsync(key, destination, offset, length, cancellationToken);
-        }
-
-        public Task CheckAccessAsync(CancellationToken cancellationToken = default) => inner.CheckAccessAsync(cancellationToken);
-
-        public Task<ObjectInfo> PutAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, CancellationToken cancellationToken = default) =>
-            inner.PutAsync(key, content, length, metadata, cancellationToken);
-
-        public IAsyncEnumerable<ObjectInfo> ListAsync(string prefix, bool recursive = true, CancellationToken cancellationToken = default) =>
-            inner.ListAsync(prefix, recursive, cancellationToken);
-
-        public Task DeleteAsync(string key, CancellationToken cancellationToken = default) => inner.DeleteAsync(key, cancellationToken);
     }
 }

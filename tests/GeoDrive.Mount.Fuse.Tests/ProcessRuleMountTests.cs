@@ -1,4 +1,3 @@
-using System.Collections.Concurrent;
 using System.Diagnostics;
 using Amazon.S3.Model;
 using GeoDrive.Core.Errors;
@@ -12,7 +11,7 @@ namespace GeoDrive.Mount.Fuse.Tests;
 /// processExcludes and folder sync through a real mount: programs are told apart by their image name
 /// (/proc/PID/comm), so the tests run copies of ls and cat under the names the policy mentions.
 /// Objects are put into the bucket with the raw S3 client, as another tool would. Downloads are counted
-/// by a wrapper around the real store (<see cref="GetCountingStore"/>), which changes nothing it passes on.
+/// by a wrapper around the real store (<see cref="RequestCountingStore"/>), which changes nothing it passes on.
 /// </summary>
 [System.Runtime.Versioning.SupportedOSPlatform("linux")]
 public sealed class ProcessRuleMountTests : IClassFixture<S3ServerFixture>, IAsyncLifetime
@@ -31,14 +30,14 @@ public sealed class ProcessRuleMountTests : IClassFixture<S3ServerFixture>, IAsy
         """;
 
     private readonly DriveRig _rig;
-    private GetCountingStore _store = null!;
+    private RequestCountingStore _store = null!;
     private readonly TempDirectory _mountFolder = new("mnt");
     private readonly TempDirectory _programs = new("bin");
     private FuseMountedDrive _mounted = null!;
 
     public ProcessRuleMountTests(S3ServerFixture s3)
     {
-        _rig = new DriveRig(s3, Policy, storeInFront: real => _store = new GetCountingStore(real));
+        _rig = new DriveRig(s3, Policy, storeInFront: real => _store = new RequestCountingStore(real));
     }
 
     public Task InitializeAsync()
@@ -206,35 +205,5 @@ public sealed class ProcessRuleMountTests : IClassFixture<S3ServerFixture>, IAsy
         Assert.Contains(refused, e => e.Message.Contains("'../'", StringComparison.Ordinal));
         Assert.Contains(refused, e => e.Message.Contains("'a/../'", StringComparison.Ordinal));
         Assert.Contains(refused, e => e.Message.Contains("'.geodrive/'", StringComparison.Ordinal));
-    }
-
-    /// <summary>
-    /// A counting wrapper in front of the real store, test instrumentation like the fault-injection
-    /// wrappers but injecting nothing: every call goes through unchanged and GetAsync calls are counted
-    /// per key, so "downloads nothing" is seen at the store, not inferred from a missing Recall event.
-    /// </summary>
-    private sealed class GetCountingStore(IObjectStore inner) : IObjectStore
-    {
-        private readonly ConcurrentDictionary<string, int> _gets = new(StringComparer.Ordinal);
-
-        public int Gets(string key) => _gets.GetValueOrDefault(key);
-
-        public Task GetAsync(string key, Stream destination, long offset = 0, long? length = null, CancellationToken cancellationToken = default)
-        {
-            _gets.AddOrUpdate(key, 1, (_, n) => n + 1);
-            return inner.GetAsync(key, destination, offset, length, cancellationToken);
-        }
-
-        public Task CheckAccessAsync(CancellationToken cancellationToken = default) => inner.CheckAccessAsync(cancellationToken);
-
-        public Task<ObjectInfo?> HeadAsync(string key, CancellationToken cancellationToken = default) => inner.HeadAsync(key, cancellationToken);
-
-        public Task<ObjectInfo> PutAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, CancellationToken cancellationToken = default) =>
-            inner.PutAsync(key, content, length, metadata, cancellationToken);
-
-        public IAsyncEnumerable<ObjectInfo> ListAsync(string prefix, bool recursive = true, CancellationToken cancellationToken = default) =>
-            inner.ListAsync(prefix, recursive, cancellationToken);
-
-        public Task DeleteAsync(string key, CancellationToken cancellationToken = default) => inner.DeleteAsync(key, cancellationToken);
     }
 }

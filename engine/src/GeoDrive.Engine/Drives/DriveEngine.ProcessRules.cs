@@ -41,7 +41,7 @@ public sealed partial class DriveEngine
         }
         if (entry.State != FileState.Stubbed || treatment.Recall == RecallAction.Hydrate)
         {
-            if (streaming && intent == OpenIntent.Read && entry.State == FileState.Stubbed && entry.Size > RecallThreshold)
+            if (streaming && intent == OpenIntent.Read && entry.State == FileState.Stubbed && entry.Size > MultipartThreshold)
             {
                 // Streaming recall: the open returns once the recall has started; each read waits for its range.
                 StartRecallLocked(entry, CancellationToken.None);

@@ -33,8 +33,8 @@ public sealed partial class DriveEngine
 
     private long RecallRangeSize => _policy.Policy.PartSize.Value;
 
-    // Like uploads: files above the threshold (never below one part) move in parts.
-    private long RecallThreshold => Math.Max(_policy.Policy.MultipartThreshold.Value, _policy.Policy.PartSize.Value);
+    // Uploads and recalls alike: files above the threshold (never below one part) move in parts.
+    private long MultipartThreshold => Math.Max(_policy.Policy.MultipartThreshold.Value, _policy.Policy.PartSize.Value);
 
     /// <summary>Brings a stub's data back from the bucket, verified against the recorded checksum.</summary>
     public async Task<FileEntry> RecallAsync(string path, CancellationToken cancellationToken = default)
@@ -117,7 +117,7 @@ public sealed partial class DriveEngine
     private RecallSession StartRecallLocked(FileEntry entry, CancellationToken cancellationToken = default)
     {
         var key = entry.ObjectKey ?? KeyFor(entry.Path);
-        var rangeSize = entry.Size > RecallThreshold ? RecallRangeSize : Math.Max(1, entry.Size);
+        var rangeSize = entry.Size > MultipartThreshold ? RecallRangeSize : Math.Max(1, entry.Size);
         var session = new RecallSession(entry, key, rangeSize, _recallsStopping.Token);
         // A caller that started the recall and gives up cancels it; readers who joined only stop waiting.
         var registration = cancellationToken.CanBeCanceled ? cancellationToken.Register(session.Cancellation.Cancel) : default;

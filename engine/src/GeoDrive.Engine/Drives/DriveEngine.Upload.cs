@@ -10,7 +10,7 @@ public sealed partial class DriveEngine
 {
     // Files that go up in one PUT are read once, into one pooled buffer that is hashed and sent (the
     // store buffers a single PUT whole anyway, to sign it); larger ones are hashed, then streamed in parts.
-    private long SinglePutBytes => Math.Min(Array.MaxLength - 1, Math.Max(_policy.Policy.MultipartThreshold.Value, _policy.Policy.PartSize.Value));
+    private long SinglePutBytes => Math.Min(Array.MaxLength - 1, MultipartThreshold);
 
     private readonly PathLocks _uploadLocks = new();
 
