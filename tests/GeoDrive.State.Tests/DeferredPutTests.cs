@@ -126,7 +126,9 @@ public sealed class DeferredPutTests : IDisposable
         // Every pool thread blocked, and many more blockers queued ahead of the deferred put's commit:
         // the pool would reach that commit only after adding a thread per blocker (tens of seconds). The
         // busy pool is what a real drive had: upload workers all waiting for one commit only the pool ran.
-        using var release = new ManualResetEventSlim();
+        // Not disposed: blockers still queued when the test ends run later and must find the gate open,
+        // not disposed (a disposed gate crashed the test host in CI).
+        var release = new ManualResetEventSlim();
         var blockers = Environment.ProcessorCount * 32;
         for (var i = 0; i < blockers; i++)
         {
