@@ -138,4 +138,51 @@ public sealed class ConcurrencyTests : IDisposable
             Assert.Equal(50, index.Under($"f{f}").Count());
         }
     }
+
+    [Fact]
+    public async Task Get_after_renames_that_raced_writes_in_the_folder_answers_what_the_index_holds()
+    {
+        // Get answers recent puts from memory: a put committed while a rename moved its folder must not
+        // leave its old path answered by Get (or its new one missed).
+        using var index = LiteDbFileIndex.Open(_dir.Combine("index.db"));
+        using var stop = new CancellationTokenSource();
+        var writers = Enumerable.Range(0, 2).Select(w => Task.Run(() =>
+        {
+            for (var i = 0; !stop.IsCancellationRequested; i++)
+            {
+                var folder = i % 3 == 0 ? "b" : "a";
+                var entry = Samples.Entry($"{folder}/w{w}-{i % 20:D2}", FileState.Dirty, generation: i);
+                if (i % 2 == 0)
+                {
+                    index.PutDeferred(entry);
+                }
+                else
+                {
+                    index.Put(entry);
+                }
+                _ = index.Get(entry.Path);
+            }
+        })).ToArray();
+        for (var round = 0; round < 60; round++)
+        {
+            var (from, to) = round % 2 == 0 ? ("a", "b") : ("b", "a");
+            index.Rename(from, to);
+        }
+        await stop.CancelAsync();
+        await Task.WhenAll(writers);
+
+        var held = index.All().ToDictionary(e => e.Path, e => e.Generation);
+        Assert.NotEmpty(held);
+        foreach (var folder in new[] { "a", "b" })
+        {
+            for (var w = 0; w < 2; w++)
+            {
+                for (var n = 0; n < 20; n++)
+                {
+                    var path = $"{folder}/w{w}-{n:D2}";
+                    Assert.Equal(held.TryGetValue(path, out var generation) ? generation : null, index.Get(path)?.Generation);
+                }
+            }
+        }
+    }
 }

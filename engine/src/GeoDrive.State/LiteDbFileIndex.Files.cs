@@ -14,7 +14,7 @@ public sealed partial class LiteDbFileIndex
     {
         ArgumentNullException.ThrowIfNull(path);
         ThrowIfDisposed();
-        var doc = Unflushed(path) ?? Read(() => _files.FindById(path));
+        var doc = Known(path) ?? Read(() => _files.FindById(path));
         return doc is null ? null : FileEntryDocument.FromDocument(doc);
     }
 
@@ -31,13 +31,13 @@ public sealed partial class LiteDbFileIndex
         ArgumentNullException.ThrowIfNull(entry);
         ArgumentException.ThrowIfNullOrEmpty(entry.Path, nameof(entry));
         var doc = FileEntryDocument.ToDocument(entry);
-        WriteGrouped(() => _files.Upsert(doc));
+        WriteGrouped(() => _files.Upsert(doc), path: entry.Path, doc: doc);
     }
 
     public bool Delete(string path)
     {
         ArgumentNullException.ThrowIfNull(path);
-        return WriteGrouped(() => _files.Delete(path));
+        return WriteGrouped(() => _files.Delete(path), path: path);
     }
 
     /// <summary>
@@ -61,7 +61,18 @@ public sealed partial class LiteDbFileIndex
 
         // A rename is one transaction of its own: deferred puts queued before it go first.
         FlushDeferred();
+        try
+        {
+            return RenameLocked(oldPath, newPath);
+        }
+        finally
+        {
+            ForgetRecent();
+        }
+    }
 
+    private int RenameLocked(string oldPath, string newPath)
+    {
         return Write(() =>
         {
             if (!_db.BeginTrans())
