@@ -81,7 +81,7 @@ public sealed class RangedRecallTests(CephS3Fixture ceph) : IClassFixture<CephS3
     }
 
     [Fact]
-    public async Task Resets_and_SlowDowns_in_the_middle_of_a_ranged_recall_are_retried_without_corruption()
+    public async Task Resets_SlowDowns_and_InternalErrors_in_the_middle_of_a_ranged_recall_are_retried_without_corruption()
     {
         using var proxy = new FaultProxy(ceph.Endpoint);
         var rig = await RigAsync(download: "4MB/s", endpoint: proxy.Endpoint);
@@ -92,9 +92,10 @@ public sealed class RangedRecallTests(CephS3Fixture ceph) : IClassFixture<CephS3
         // Cuts the ranges in flight mid-body; their next connections are reset or told to slow down.
         proxy.InjectResets(2);
         proxy.InjectSlowDowns(2);
+        proxy.InjectInternalErrors(2);
         var entry = await recall;
 
-        Assert.True(proxy.ResetsSent + proxy.SlowDownsSent > 0);
+        Assert.True(proxy.ResetsSent + proxy.SlowDownsSent + proxy.InternalErrorsSent > 0);
         Assert.Equal(FileState.Cached, entry.State);
         Assert.Equal(content, await File.ReadAllBytesAsync(rig.Local("faulty.bin")));
     }

@@ -100,7 +100,7 @@ public sealed class UploadPipelineTests(S3ServerFixture s3) : IClassFixture<S3Se
     }
 
     [Fact]
-    public async Task Uploads_through_injected_resets_and_SlowDowns_end_byte_exact_with_no_multipart_upload_left_open()
+    public async Task Uploads_through_injected_resets_SlowDowns_and_InternalErrors_end_byte_exact_with_no_multipart_upload_left_open()
     {
         using var proxy = new FaultProxy(s3.Endpoint);
         await using var rig = new DriveRig(s3, SettleZero, multipartThreshold: 8L << 20, endpoint: proxy.Endpoint);
@@ -113,6 +113,7 @@ public sealed class UploadPipelineTests(S3ServerFixture s3) : IClassFixture<S3Se
 
         // Enough resets that a part may exhaust its retries: a failed multipart upload is aborted and goes again later.
         proxy.InjectSlowDowns(4);
+        proxy.InjectInternalErrors(4);
         proxy.InjectResets(12);
         foreach (var (path, bytes) in files)
         {
@@ -130,7 +131,7 @@ public sealed class UploadPipelineTests(S3ServerFixture s3) : IClassFixture<S3Se
             Assert.Equal(FileState.Cached, rig.StateOf(path));
             Assert.Equal(bytes, await rig.ObjectBytesAsync(path));
         }
-        Assert.True(proxy.ResetsSent > 0, "no reset reached the transfers");
+        Assert.True(proxy.ResetsSent > 0 && proxy.InternalErrorsSent > 0, $"faults that reached the transfers: {proxy.ResetsSent} resets, {proxy.InternalErrorsSent} InternalError");
         Assert.Empty(await rig.Store.ListOpenMultipartUploadsAsync());
     }
 

@@ -46,7 +46,7 @@ public sealed class FaultTests(S3ServerFixture s3) : IClassFixture<S3ServerFixtu
     }
 
     [Fact]
-    public async Task Injected_SlowDowns_and_connection_resets_are_retried_with_no_corruption_and_no_open_multipart_upload()
+    public async Task Injected_5xx_answers_and_connection_resets_are_retried_with_no_corruption_and_no_open_multipart_upload()
     {
         var bucket = s3.CreateBucket();
         var proxy = Proxy();
@@ -55,7 +55,9 @@ public sealed class FaultTests(S3ServerFixture s3) : IClassFixture<S3ServerFixtu
         var small = DriveRig.RandomBytes(300_000, 2);
         var meta = new Dictionary<string, string>();
 
+        // 503 SlowDown and 500 InternalError, the two 5xx answers S3 servers give under load.
         proxy.InjectSlowDowns(3);
+        proxy.InjectInternalErrors(2);
         proxy.InjectResets(2);
         await using (var source = File.OpenRead(await FileWithAsync(large)))
         {
@@ -65,11 +67,13 @@ public sealed class FaultTests(S3ServerFixture s3) : IClassFixture<S3ServerFixtu
         proxy.InjectSlowDowns(1);
         await store.PutAsync("small.bin", new MemoryStream(small), small.Length, meta);
         proxy.InjectSlowDowns(1);
+        proxy.InjectInternalErrors(1);
         var bigBack = await GetAsync(store, "big.bin");
 
         Assert.Equal(large, bigBack);
         Assert.Equal(small, await GetAsync(store, "small.bin"));
-        Assert.True(proxy.SlowDownsSent + proxy.ResetsSent >= 7, $"faults delivered: {proxy.SlowDownsSent} SlowDown, {proxy.ResetsSent} resets");
+        Assert.True(proxy.SlowDownsSent + proxy.ResetsSent >= 7 && proxy.InternalErrorsSent >= 2,
+            $"faults delivered: {proxy.SlowDownsSent} SlowDown, {proxy.InternalErrorsSent} InternalError, {proxy.ResetsSent} resets");
         Assert.Empty(await store.ListOpenMultipartUploadsAsync());
     }
 

@@ -7,19 +7,22 @@ namespace GeoDrive.TestSupport;
 
 /// <summary>
 /// A TCP proxy on 127.0.0.1 in front of the test's S3 server that injects the faults a real server
-/// cannot be made to produce on demand: 503 SlowDown answers, connection resets, and being down
+/// cannot be made to produce on demand: 503 SlowDown and 500 InternalError answers, connection resets, and being down
 /// (stopped: connections refused). Faults are handed to new connections; arming one drops the open
 /// connections so the client's next requests come on new ones. A fault-injection stand-in, by design.
 /// </summary>
 public sealed class FaultProxy : IDisposable
 {
     private const string SlowDownBody = "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>";
+    private const string InternalErrorBody = "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>InternalError</Code><Message>We encountered an internal error. Please try again.</Message></Error>";
     private readonly IPEndPoint _upstream;
     private readonly ConcurrentDictionary<Socket, byte> _connections = new();
     private TcpListener? _listener;
     private int _pendingSlowDowns;
+    private int _pendingInternalErrors;
     private int _pendingResets;
     private int _slowDownsSent;
+    private int _internalErrorsSent;
     private int _resetsSent;
 
     public FaultProxy(string upstreamEndpoint)
@@ -54,6 +57,15 @@ public sealed class FaultProxy : IDisposable
     }
 
     public int ResetsSent => Volatile.Read(ref _resetsSent);
+
+    public int InternalErrorsSent => Volatile.Read(ref _internalErrorsSent);
+
+    /// <summary>The next <paramref name="count"/> connections get "500 InternalError" instead of the server.</summary>
+    public void InjectInternalErrors(int count)
+    {
+        Interlocked.Add(ref _pendingInternalErrors, count);
+        DropConnections();
+    }
 
     /// <summary>The next <paramref name="count"/> connections get "503 SlowDown" instead of the server.</summary>
     public void InjectSlowDowns(int count)
@@ -103,6 +115,13 @@ public sealed class FaultProxy : IDisposable
         }
     }
 
+    private static async Task AnswerErrorAsync(Socket client, string status, string body)
+    {
+        await ReadRequestHeadAsync(client);
+        var response = $"HTTP/1.1 {status}\r\nContent-Type: application/xml\r\nContent-Length: {Encoding.ASCII.GetByteCount(body)}\r\nConnection: close\r\n\r\n{body}";
+        await client.SendAsync(Encoding.ASCII.GetBytes(response));
+    }
+
     private async Task ServeAsync(Socket client)
     {
         _connections[client] = 0;
@@ -117,10 +136,14 @@ public sealed class FaultProxy : IDisposable
             }
             if (Take(ref _pendingSlowDowns))
             {
-                await ReadRequestHeadAsync(client);
-                var response = $"HTTP/1.1 503 Slow Down\r\nContent-Type: application/xml\r\nContent-Length: {Encoding.ASCII.GetByteCount(SlowDownBody)}\r\nConnection: close\r\n\r\n{SlowDownBody}";
-                await client.SendAsync(Encoding.ASCII.GetBytes(response));
+                await AnswerErrorAsync(client, "503 Slow Down", SlowDownBody);
                 Interlocked.Increment(ref _slowDownsSent);
+                return;
+            }
+            if (Take(ref _pendingInternalErrors))
+            {
+                await AnswerErrorAsync(client, "500 Internal Server Error", InternalErrorBody);
+                Interlocked.Increment(ref _internalErrorsSent);
                 return;
             }
             using var upstream = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp) { NoDelay = true };

@@ -24,7 +24,7 @@ public sealed partial class S3ObjectStore
         {
             initiate.Metadata[name] = value;
         }
-        var upload = await OnAnyEndpointAsync(key, client => client.InitiateMultipartUploadAsync(initiate, cancellationToken), cancellationToken);
+        var upload = await WithRetriesAsync(() => OnAnyEndpointAsync(key, client => client.InitiateMultipartUploadAsync(initiate, cancellationToken), cancellationToken), cancellationToken);
         var partSize = _options.PartSize;
         var partCount = (int)((length + partSize - 1) / partSize);
         var etags = new PartETag[partCount];
@@ -74,13 +74,13 @@ public sealed partial class S3ObjectStore
                 }, CancellationToken.None));
             }
             await Task.WhenAll(parts);
-            await OnAnyEndpointAsync(key, client => client.CompleteMultipartUploadAsync(new CompleteMultipartUploadRequest
+            await WithRetriesAsync(() => OnAnyEndpointAsync(key, client => client.CompleteMultipartUploadAsync(new CompleteMultipartUploadRequest
             {
                 BucketName = _options.Bucket,
                 Key = key,
                 UploadId = upload.UploadId,
                 PartETags = [.. etags],
-            }, cancellationToken), cancellationToken);
+            }, cancellationToken), cancellationToken), cancellationToken);
         }
         catch (Exception ex)
         {
@@ -133,6 +133,25 @@ public sealed partial class S3ObjectStore
                     return client.UploadPartAsync(request, cancellationToken);
                 }, cancellationToken);
                 return new PartETag(number, response.ETag);
+            }
+            catch (GeoDriveException ex) when (attempt < PartAttempts && IsWorthRetrying(ex) && !cancellationToken.IsCancellationRequested)
+            {
+                await Task.Delay(Backoff(attempt), _options.Time, cancellationToken);
+            }
+        }
+    }
+
+    /// <summary>
+    /// The upload's start and completion, retried as its parts are (a burst of 5xx answers longer than the
+    /// SDK's own attempts used to fail the whole upload; seen with injected 500 InternalError answers).
+    /// </summary>
+    private async Task<T> WithRetriesAsync<T>(Func<Task<T>> call, CancellationToken cancellationToken)
+    {
+        for (var attempt = 1; ; attempt++)
+        {
+            try
+            {
+                return await call();
             }
             catch (GeoDriveException ex) when (attempt < PartAttempts && IsWorthRetrying(ex) && !cancellationToken.IsCancellationRequested)
             {
