@@ -20,8 +20,9 @@ wait_for() { local t=$1; shift; for _ in $(seq $((t * 5))); do "$@" >/dev/null 2
 # The daemons started below must not inherit the lock (9>&-), or it would be held for their lifetime.
 exec 9>"$D.lock"; flock -w 300 9 || { echo "timeout waiting for another start-ceph-s3.sh ($D.lock)" >&2; exit 1; }
 if [ "${1:-}" = "--fresh" ]; then "$(dirname "$0")/stop-ceph-s3.sh" || true; rm -rf "$D"; fi
-# A running cluster whose in-memory OSD filled up holds every PUT for ever (seen after a day of test runs
-# and profiling: "1 full osd(s)"; deleted objects are not given back at once): re-create it.
+# A running cluster whose in-memory OSD flagged itself full holds every PUT for ever (seen after a day of
+# test runs and profiling: "1 full osd(s)"; and once on a fresh cluster with little in it, the OSD log
+# saying "full status failsafe engaged ... now -2147483648% full", an overflowed ratio): re-create it.
 if alive client.rgw && timeout 20 /usr/bin/ceph -c "$C" --connect-timeout 10 health 2>/dev/null | grep -q "full osd"; then
   echo "the Ceph cluster in $D is full (its memstore OSD): re-creating it" >&2
   "$(dirname "$0")/stop-ceph-s3.sh" || true; rm -rf "$D"

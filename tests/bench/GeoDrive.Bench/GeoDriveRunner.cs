@@ -139,7 +139,10 @@ public sealed class GeoDriveRunner : IBenchClient
     /// <summary>Waits until the drive reports <paramref name="expected"/> verified files and nothing left to upload.</summary>
     private async Task WaitCachedAsync(string run, long expected)
     {
-        var deadline = DateTime.UtcNow.AddMinutes(30);
+        // Stalled rather than slow: nothing verified for two minutes (seen when the memstore OSD flagged
+        // itself full and held every PUT; its log says "full status failsafe engaged").
+        var lastCount = -1L;
+        var lastProgress = DateTime.UtcNow;
         while (true)
         {
             var drive = await _api.GetDriveAsync(run);
@@ -147,9 +150,13 @@ public sealed class GeoDriveRunner : IBenchClient
             {
                 return;
             }
-            if (DateTime.UtcNow > deadline)
+            if (drive.CachedCount != lastCount)
             {
-                throw new TimeoutException($"{run}: {drive.CachedCount} of {expected} files verified after 30 min");
+                (lastCount, lastProgress) = (drive.CachedCount, DateTime.UtcNow);
+            }
+            else if (DateTime.UtcNow - lastProgress > TimeSpan.FromMinutes(2))
+            {
+                throw new TimeoutException($"{run}: {drive.CachedCount} of {expected} files verified, none for 2 min (is the S3 server holding PUTs? see its OSD log)");
             }
             await Task.Delay(20);
         }

@@ -67,12 +67,14 @@ foreach (var threads in options.Threads)
                     var restore = files.Skip(uploadCount).ToList();
                     await client.SeedAsync(run, restore);
                     client.ResourceUse();
+                    var (busy, server) = (MachineCpu.BusySeconds(), MachineCpu.ServerSeconds());
                     var clock = Stopwatch.StartNew();
                     await client.RunAsync(run, upload, restore);
                     var seconds = clock.Elapsed.TotalSeconds;
                     var use = client.ResourceUse();
                     var m = new Measurement(client.Name, dataset.Name, workload.Name, threads, files.Count, dataset.TotalBytes, seconds,
-                        use is { } u ? u.CpuSeconds * 1000 / files.Count : null, use?.PeakRss);
+                        use is { } u ? u.CpuSeconds * 1000 / files.Count : null, use?.PeakRss,
+                        (MachineCpu.BusySeconds() - busy) * 1000 / files.Count, (MachineCpu.ServerSeconds() - server) * 1000 / files.Count);
                     results.Add(m);
                     Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
                         $"  {m.Client,-9} {m.Dataset,-6} {m.Workload,-12} t={threads,-3} mp={multipartThreads} {m.FilesPerSecond,9:0.0} files/s {m.MegabytesPerSecond,8:0.0} MB/s"));
@@ -194,15 +196,29 @@ internal static class Report
             string F(double? v, string format = "0.0") => v is { } x ? x.ToString(format, CultureInfo.InvariantCulture) : "–";
             text.AppendLine(CultureInfo.InvariantCulture, $"| {group.Key.Dataset} | {group.Key.Workload} | {group.Key.Threads} | {F(Rate("raw-sdk"))} | {F(Rate("rclone"))} | {F(Rate("geodrive"))} | {F(geo?.MegabytesPerSecond)} | {F(Rate("geodrive") / Rate("raw-sdk"), "0.00")} | {F(Rate("geodrive") / Rate("rclone"), "0.00")} | {F(geo?.CpuSecondsPer1000Files, "0.00")} | {F(geo?.PeakRssBytes / 1e6, "0")} |");
         }
+        if (results.Any(r => r.MachineCpuSecondsPer1000Files is not null))
+        {
+            text.AppendLine();
+            text.AppendLine("CPU seconds per 1,000 files during each timed run: the whole machine (every core, every process), and of it the S3 server (Ceph's radosgw, ceph-osd, ceph-mon).");
+            text.AppendLine();
+            text.AppendLine("| dataset | workload | threads | raw-sdk machine | raw-sdk server | rclone machine | rclone server | geodrive machine | geodrive server | geodrive service |");
+            text.AppendLine("|---|---|---|---|---|---|---|---|---|---|");
+            foreach (var group in results.GroupBy(r => (r.Dataset, r.Workload, r.Threads)))
+            {
+                string Cpu(string client, Func<Measurement, double?> value) =>
+                    group.FirstOrDefault(r => r.Client == client) is { } r && value(r) is { } v ? v.ToString("0.00", CultureInfo.InvariantCulture) : "–";
+                text.AppendLine(CultureInfo.InvariantCulture, $"| {group.Key.Dataset} | {group.Key.Workload} | {group.Key.Threads} | {Cpu("raw-sdk", r => r.MachineCpuSecondsPer1000Files)} | {Cpu("raw-sdk", r => r.ServerCpuSecondsPer1000Files)} | {Cpu("rclone", r => r.MachineCpuSecondsPer1000Files)} | {Cpu("rclone", r => r.ServerCpuSecondsPer1000Files)} | {Cpu("geodrive", r => r.MachineCpuSecondsPer1000Files)} | {Cpu("geodrive", r => r.ServerCpuSecondsPer1000Files)} | {Cpu("geodrive", r => r.CpuSecondsPer1000Files)} |");
+            }
+        }
         return text.ToString();
     }
 
     public static string Csv(IReadOnlyList<Measurement> results)
     {
-        var text = new StringBuilder("client,dataset,workload,threads,files,bytes,seconds,files_per_s,mb_per_s,cpu_s_per_1000_files,peak_rss_bytes\n");
+        var text = new StringBuilder("client,dataset,workload,threads,files,bytes,seconds,files_per_s,mb_per_s,cpu_s_per_1000_files,peak_rss_bytes,machine_cpu_s_per_1000_files,server_cpu_s_per_1000_files\n");
         foreach (var r in results)
         {
-            text.AppendLine(CultureInfo.InvariantCulture, $"{r.Client},{r.Dataset},{r.Workload},{r.Threads},{r.Files},{r.Bytes},{r.Seconds:0.000},{r.FilesPerSecond:0.00},{r.MegabytesPerSecond:0.00},{r.CpuSecondsPer1000Files:0.000},{r.PeakRssBytes}");
+            text.AppendLine(CultureInfo.InvariantCulture, $"{r.Client},{r.Dataset},{r.Workload},{r.Threads},{r.Files},{r.Bytes},{r.Seconds:0.000},{r.FilesPerSecond:0.00},{r.MegabytesPerSecond:0.00},{r.CpuSecondsPer1000Files:0.000},{r.PeakRssBytes},{r.MachineCpuSecondsPer1000Files:0.000},{r.ServerCpuSecondsPer1000Files:0.000}");
         }
         return text.ToString();
     }
@@ -215,7 +231,8 @@ internal static class Report
             double? Optional(string v) => v.Length == 0 ? null : double.Parse(v, CultureInfo.InvariantCulture);
             return new Measurement(f[0], f[1], f[2], int.Parse(f[3], CultureInfo.InvariantCulture), int.Parse(f[4], CultureInfo.InvariantCulture),
                 long.Parse(f[5], CultureInfo.InvariantCulture), double.Parse(f[6], CultureInfo.InvariantCulture), Optional(f[9]),
-                f[10].Length == 0 ? null : long.Parse(f[10], CultureInfo.InvariantCulture));
+                f[10].Length == 0 ? null : long.Parse(f[10], CultureInfo.InvariantCulture),
+                f.Length > 12 ? Optional(f[11]) : null, f.Length > 12 ? Optional(f[12]) : null);
         });
 
     /// <summary>One bar chart per workload (MB/s per dataset, a bar per client), like the seed's figures 11-17.</summary>
