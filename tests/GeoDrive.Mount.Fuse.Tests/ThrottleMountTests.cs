@@ -12,6 +12,9 @@ namespace GeoDrive.Mount.Fuse.Tests;
 /// server; the schedule window in force is chosen on the injected clock, read in the machine's local time.
 /// </summary>
 [System.Runtime.Versioning.SupportedOSPlatform("linux")]
+// Measured on the wire: scripts/test.sh runs the "Rate" tests last, alone (beside the other assemblies
+// on two cores they measured below their rates).
+[Trait("Category", "Rate")]
 [Collection(RateCollection.Name)]
 public sealed class ThrottleMountTests(CephS3Fixture ceph, ITestOutputHelper output) : IClassFixture<CephS3Fixture>, IAsyncLifetime
 {
