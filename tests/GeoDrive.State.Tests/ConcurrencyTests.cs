@@ -146,9 +146,10 @@ public sealed class ConcurrencyTests : IDisposable
         // leave its old path answered by Get (or its new one missed).
         using var index = LiteDbFileIndex.Open(_dir.Combine("index.db"));
         using var stop = new CancellationTokenSource();
+        var writes = 0;
         var writers = Enumerable.Range(0, 2).Select(w => Task.Run(() =>
         {
-            for (var i = 0; !stop.IsCancellationRequested; i++)
+            for (var i = 0; !stop.IsCancellationRequested; i++, Interlocked.Increment(ref writes))
             {
                 var folder = i % 3 == 0 ? "b" : "a";
                 var entry = Samples.Entry($"{folder}/w{w}-{i % 20:D2}", FileState.Dirty, generation: i);
@@ -163,7 +164,11 @@ public sealed class ConcurrencyTests : IDisposable
                 _ = index.Get(entry.Path);
             }
         })).ToArray();
-        for (var round = 0; round < 60; round++)
+        // On a loaded machine the writers may start late: the renames begin once they write, and go on
+        // until they have written a few hundred more entries meanwhile.
+        Assert.True(SpinWait.SpinUntil(() => Volatile.Read(ref writes) >= 20, TimeSpan.FromSeconds(60)), "the writers never started");
+        var before = Volatile.Read(ref writes);
+        for (var round = 0; round < 60 || Volatile.Read(ref writes) < before + 400; round++)
         {
             var (from, to) = round % 2 == 0 ? ("a", "b") : ("b", "a");
             index.Rename(from, to);
