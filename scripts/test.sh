@@ -17,11 +17,12 @@ status=0
 # The rate tests (throttles measured on the wire, [Trait("Category", "Rate")]) run last and alone: in the
 # parallel run, beside the index's concurrency tests on two cores, they measured 1.5-1.8 MB/s for a
 # 2 MB/s throttle. Arguments given to this script (e.g. a --filter of your own) run everything at once.
+run_tests() { dotnet test engine/GeoDrive.slnx --no-build -nologo -v q --logger "trx" --results-directory "$results" "$@" || status=$?; }
 if [ $# -eq 0 ]; then
-  dotnet test engine/GeoDrive.slnx --no-build -nologo -v q --logger "trx" --results-directory "$results" --filter "Category!=Rate" || status=$?
-  dotnet test engine/GeoDrive.slnx --no-build -nologo -v q --logger "trx" --results-directory "$results" --filter "Category=Rate" || status=$?
+  run_tests --filter "Category!=Rate"
+  run_tests --filter "Category=Rate"
 else
-  dotnet test engine/GeoDrive.slnx --no-build -nologo -v q --logger "trx" --results-directory "$results" "$@" || status=$?
+  run_tests "$@"
 fi
 python3 scripts/summarize-trx.py "$results" || status=1
 # A test that leaves a dead FUSE mount behind is a bug; say so and clear it so the machine stays usable.

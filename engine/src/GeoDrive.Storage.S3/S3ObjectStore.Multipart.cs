@@ -106,44 +106,34 @@ public sealed partial class S3ObjectStore
 
     private async Task<PartETag> UploadPartAsync(string key, string uploadId, int number, string? sourceFile, long offset, int size, byte[]? buffer, CancellationToken cancellationToken)
     {
-        for (var attempt = 1; ; attempt++)
+        var response = await WithRetriesAsync(() => OnAnyEndpointAsync(key, client =>
         {
-            try
+            var request = new UploadPartRequest
             {
-                var response = await OnAnyEndpointAsync(key, client =>
-                {
-                    var request = new UploadPartRequest
-                    {
-                        BucketName = _options.Bucket,
-                        Key = key,
-                        UploadId = uploadId,
-                        PartNumber = number,
-                        PartSize = size,
-                        UseChunkEncoding = false,
-                    };
-                    if (sourceFile is not null)
-                    {
-                        request.FilePath = sourceFile;
-                        request.FilePosition = offset;
-                    }
-                    else
-                    {
-                        request.InputStream = new MemoryStream(buffer!, 0, size, writable: false);
-                    }
-                    return client.UploadPartAsync(request, cancellationToken);
-                }, cancellationToken);
-                return new PartETag(number, response.ETag);
-            }
-            catch (GeoDriveException ex) when (attempt < PartAttempts && IsWorthRetrying(ex) && !cancellationToken.IsCancellationRequested)
+                BucketName = _options.Bucket,
+                Key = key,
+                UploadId = uploadId,
+                PartNumber = number,
+                PartSize = size,
+                UseChunkEncoding = false,
+            };
+            if (sourceFile is not null)
             {
-                await Task.Delay(Backoff(attempt), _options.Time, cancellationToken);
+                request.FilePath = sourceFile;
+                request.FilePosition = offset;
             }
-        }
+            else
+            {
+                request.InputStream = new MemoryStream(buffer!, 0, size, writable: false);
+            }
+            return client.UploadPartAsync(request, cancellationToken);
+        }, cancellationToken), cancellationToken);
+        return new PartETag(number, response.ETag);
     }
 
     /// <summary>
-    /// The upload's start and completion, retried as its parts are (a burst of 5xx answers longer than the
-    /// SDK's own attempts used to fail the whole upload; seen with injected 500 InternalError answers).
+    /// One request of a multipart upload (its start, a part, its completion), retried with backoff and jitter:
+    /// a burst of 5xx answers or lost connections longer than the SDK's own attempts would fail the whole upload.
     /// </summary>
     private async Task<T> WithRetriesAsync<T>(Func<Task<T>> call, CancellationToken cancellationToken)
     {

@@ -101,9 +101,10 @@ async Task WarmUpAsync(IBenchClient client, Dataset dataset)
     {
         return;
     }
+    var (upload, restore) = (files[..(files.Count / 2)], files[(files.Count / 2)..]);
     var run = $"warm{++runNumber}";
-    await client.SeedAsync(run, files[(files.Count / 2)..]);
-    await client.RunAsync(run, files[..(files.Count / 2)], files[(files.Count / 2)..]);
+    await client.SeedAsync(run, restore);
+    await client.RunAsync(run, upload, restore);
     await CleanUpAsync(client, run);
 }
 
