@@ -14,6 +14,8 @@ dotnet build engine/GeoDrive.slnx -nologo -v q -clp:ErrorsOnly
 # rates. The test assemblies then find it running.
 bash scripts/s3/start-ceph-s3.sh >/dev/null
 status=0
+# Tests make their folders under /tmp/geodrive-test and remove them; what is left after the run is a bug.
+mkdir -p /tmp/geodrive-test; started=$(mktemp); trap 'rm -f "$started"' EXIT
 # The rate tests (throttles measured on the wire, [Trait("Category", "Rate")]) run last and alone: in the
 # parallel run, beside the index's concurrency tests on two cores, they measured 1.5-1.8 MB/s for a
 # 2 MB/s throttle. "Alone" means one assembly at a time too (-m:1): dotnet test runs a solution's test
@@ -31,4 +33,6 @@ python3 scripts/summarize-trx.py "$results" || status=1
 for m in $(grep -o ' /tmp/geodrive-test/[^ ]*' /proc/mounts || true); do
   if ! stat "$m" >/dev/null 2>&1; then echo "warning: a test left a dead mount behind: $m" >&2; umount -l "$m" || true; fi
 done
+left=$(find /tmp/geodrive-test -mindepth 1 -maxdepth 1 -newer "$started" | head -5)
+if [ -n "$left" ]; then echo "warning: tests left folders behind in /tmp/geodrive-test, e.g.:" $left >&2; fi
 exit $status

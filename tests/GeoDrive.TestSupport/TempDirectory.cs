@@ -20,6 +20,36 @@ public sealed class TempDirectory : IDisposable
         return p;
     }
 
+    private static readonly List<string> Leftovers = [];
+
+    private static void RetryAtExit(string path)
+    {
+        lock (Leftovers)
+        {
+            if (Leftovers.Count == 0)
+            {
+                AppDomain.CurrentDomain.ProcessExit += (_, _) =>
+                {
+                    lock (Leftovers)
+                    {
+                        foreach (var leftover in Leftovers)
+                        {
+                            try
+                            {
+                                Directory.Delete(leftover, recursive: true);
+                            }
+                            catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
+                            {
+                                // Still mounted: scripts/test.sh reports and clears dead mounts.
+                            }
+                        }
+                    }
+                };
+            }
+            Leftovers.Add(path);
+        }
+    }
+
     public void Dispose()
     {
         try
@@ -28,7 +58,9 @@ public sealed class TempDirectory : IDisposable
         }
         catch (IOException)
         {
-            // A mount still busy: leave it for the OS temp cleaner rather than hide the test's own failure.
+            // A mount still busy (an end-to-end drive is disposed before the service that mounted it):
+            // tried again when the test host exits, once every service and mount is gone.
+            RetryAtExit(Path);
         }
         catch (UnauthorizedAccessException)
         {
