@@ -328,8 +328,12 @@ public sealed partial class LiteDbFileIndex
 
         public Exception? Error { get; set; }
 
-        /// <summary>Set when this write is committed, or when its caller is to run the next commit.</summary>
-        public ManualResetEventSlim Signal { get; } = new(false);
+        /// <summary>
+        /// Set when this write is committed, or when its caller is to run the next commit. It blocks without
+        /// spinning first: a commit takes an fsync, far longer than a spin, and on two cores the spinning
+        /// (sched_yield) of every waiter took CPU from the commit they wait for.
+        /// </summary>
+        public ManualResetEventSlim Signal { get; } = new(false, spinCount: 0);
 
         public volatile bool Lead;
 
