@@ -20,7 +20,8 @@ mkdir -p /tmp/geodrive-test; started=$(mktemp); trap 'rm -f "$started"' EXIT
 # parallel run, beside the index's concurrency tests on two cores, they measured 1.5-1.8 MB/s for a
 # 2 MB/s throttle. "Alone" means one assembly at a time too (-m:1): dotnet test runs a solution's test
 # assemblies side by side, and the engine's throttle tests beside the mount's left 8.5 MB/s on the wire
-# for a 10 MB/s throttle (CI, 2026-11-23). Arguments given to this script (e.g. a --filter of your own) run everything at once.
+# for a 10 MB/s throttle (CI, 2026-11-23). Arguments given to this script (e.g. a --filter of your own)
+# run everything at once.
 run_tests() { dotnet test engine/GeoDrive.slnx --no-build -nologo -v q --logger "trx" --results-directory "$results" "$@" || status=$?; }
 if [ $# -eq 0 ]; then
   run_tests --filter "Category!=Rate"
