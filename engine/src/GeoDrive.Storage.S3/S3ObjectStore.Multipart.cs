@@ -24,7 +24,7 @@ public sealed partial class S3ObjectStore
         {
             initiate.Metadata[name] = value;
         }
-        var upload = await WithRetriesAsync(() => OnAnyEndpointAsync(key, client => client.InitiateMultipartUploadAsync(initiate, cancellationToken), cancellationToken), cancellationToken);
+        var upload = await OnAnyEndpointWithRetriesAsync(key, client => client.InitiateMultipartUploadAsync(initiate, cancellationToken), cancellationToken);
         var partSize = _options.PartSize;
         var partCount = (int)((length + partSize - 1) / partSize);
         var etags = new PartETag[partCount];
@@ -74,13 +74,13 @@ public sealed partial class S3ObjectStore
                 }, CancellationToken.None));
             }
             await Task.WhenAll(parts);
-            await WithRetriesAsync(() => OnAnyEndpointAsync(key, client => client.CompleteMultipartUploadAsync(new CompleteMultipartUploadRequest
+            await OnAnyEndpointWithRetriesAsync(key, client => client.CompleteMultipartUploadAsync(new CompleteMultipartUploadRequest
             {
                 BucketName = _options.Bucket,
                 Key = key,
                 UploadId = upload.UploadId,
                 PartETags = [.. etags],
-            }, cancellationToken), cancellationToken), cancellationToken);
+            }, cancellationToken), cancellationToken);
         }
         catch (Exception ex)
         {
@@ -106,7 +106,7 @@ public sealed partial class S3ObjectStore
 
     private async Task<PartETag> UploadPartAsync(string key, string uploadId, int number, string? sourceFile, long offset, int size, byte[]? buffer, CancellationToken cancellationToken)
     {
-        var response = await WithRetriesAsync(() => OnAnyEndpointAsync(key, client =>
+        var response = await OnAnyEndpointWithRetriesAsync(key, client =>
         {
             var request = new UploadPartRequest
             {
@@ -127,7 +127,7 @@ public sealed partial class S3ObjectStore
                 request.InputStream = new MemoryStream(buffer!, 0, size, writable: false);
             }
             return client.UploadPartAsync(request, cancellationToken);
-        }, cancellationToken), cancellationToken);
+        }, cancellationToken);
         return new PartETag(number, response.ETag);
     }
 
@@ -135,13 +135,13 @@ public sealed partial class S3ObjectStore
     /// One request of a multipart upload (its start, a part, its completion), retried with backoff and jitter:
     /// a burst of 5xx answers or lost connections longer than the SDK's own attempts would fail the whole upload.
     /// </summary>
-    private async Task<T> WithRetriesAsync<T>(Func<Task<T>> call, CancellationToken cancellationToken)
+    private async Task<T> OnAnyEndpointWithRetriesAsync<T>(string key, Func<AmazonS3Client, Task<T>> call, CancellationToken cancellationToken)
     {
         for (var attempt = 1; ; attempt++)
         {
             try
             {
-                return await call();
+                return await OnAnyEndpointAsync(key, call, cancellationToken);
             }
             catch (GeoDriveException ex) when (attempt < PartAttempts && IsWorthRetrying(ex) && !cancellationToken.IsCancellationRequested)
             {
