@@ -193,61 +193,106 @@ public sealed partial class DriveEngine : IDriveFileSystem
 
     public void Deleted(string path, Caller caller, bool isDirectory)
     {
-        var gone = isDirectory ? _index.Under(path).ToList() : [.. _index.Get(path) is { } e ? [e] : Array.Empty<FileEntry>()];
-        foreach (var entry in gone)
+        var gone = 0;
+        foreach (var goner in EntriesAt(path, isDirectory))
         {
-            _index.Delete(entry.Path);
-            MoveRecalls(entry.Path, null);
-            if (entry.ObjectKey is { } key)
+            // Under the file's lock and from the index as it is now: a stub, upload or recall of the same
+            // file either finished before or finds the entry gone.
+            using (_locks.AcquireAsync(goner).GetAwaiter().GetResult())
             {
-                Tombstone(key);
-                _pendingDeletes.Enqueue(key);
-            }
-            if (entry.State == FileState.Uploading)
-            {
-                // Its first upload may still land; the key is deleted then (FinishUploadAsync).
-                Tombstone(KeyFor(entry.Path));
+                if (_index.Get(goner) is not { } entry)
+                {
+                    continue;
+                }
+                _index.Delete(entry.Path);
+                _open.TryRemove(entry.Path, out _);
+                MoveRecalls(entry.Path, null);
+                if (entry.ObjectKey is { } key)
+                {
+                    Tombstone(key);
+                    _pendingDeletes.Enqueue(key);
+                }
+                if (entry.State == FileState.Uploading)
+                {
+                    // Its first upload may still land; the key is deleted then (FinishUploadAsync).
+                    Tombstone(KeyFor(entry.Path));
+                }
+                gone++;
             }
         }
-        if (gone.Count > 0)
+        if (gone > 0)
         {
-            Record(DriveEventKind.Delete, path, gone.Count == 1 ? "Deleted." : $"Deleted with {gone.Count} files.");
+            Record(DriveEventKind.Delete, path, gone == 1 ? "Deleted." : $"Deleted with {gone} files.");
         }
     }
 
+    /// <summary>
+    /// A file or folder was renamed (the cache already shows the new name). Open handles and recalls
+    /// follow first, then the index in one transaction; then each moved file is looked at under its
+    /// lock, from the index as it is then, never from a copy read before: a stub made meanwhile stays a stub.
+    /// </summary>
     public void Renamed(string oldPath, string newPath, Caller caller, bool isDirectory)
     {
+        // Before the index shows the new name, so no stub scan can find it without its open handles.
+        MoveOpenPaths(oldPath, newPath);
         var moved = _index.Rename(oldPath, newPath);
         if (moved == 0)
         {
             return;
         }
         MoveRecalls(oldPath, newPath);
-        var entries = isDirectory ? _index.Under(newPath).ToList() : [.. _index.Get(newPath) is { } e ? [e] : Array.Empty<FileEntry>()];
-        foreach (var entry in entries)
+        foreach (var path in EntriesAt(newPath, isDirectory))
         {
-            if (entry.ObjectKey is { } oldKey && oldKey != KeyFor(entry.Path))
+            using (_locks.AcquireAsync(path).GetAwaiter().GetResult())
             {
-                // The old key holds these bytes until the new name is uploaded; it is no new file to sync down.
-                Tombstone(oldKey);
-            }
-            switch (entry.State)
-            {
-                case FileState.Stubbed:
-                case FileState.Recalling:
-                    // Its bytes stay under the old key (kept in ObjectKey) until it is recalled and rewritten.
-                    TrackDisplaced(entry);
-                    break;
-                default:
-                    if (LocalFile.Read(LocalPath(entry.Path)) is { } local)
-                    {
-                        ApplyChange(entry, local);
-                        _index.Put(entry);
-                    }
-                    break;
+                if (_index.Get(path) is { } entry)
+                {
+                    RenamedLocked(entry);
+                }
             }
         }
         Record(DriveEventKind.Rename, newPath, $"Renamed from '{oldPath}'.");
+    }
+
+    private void RenamedLocked(FileEntry entry)
+    {
+        if (entry.ObjectKey is { } oldKey && oldKey != KeyFor(entry.Path))
+        {
+            // The old key holds these bytes until the new name is uploaded; it is no new file to sync down.
+            Tombstone(oldKey);
+        }
+        switch (entry.State)
+        {
+            case FileState.Stubbed:
+            case FileState.Recalling:
+                // Its bytes stay under the old key (kept in ObjectKey) until it is recalled and rewritten.
+                TrackDisplaced(entry);
+                break;
+            default:
+                if (LocalFile.Read(LocalPath(entry.Path)) is { } local)
+                {
+                    ApplyChange(entry, local);
+                    _index.Put(entry);
+                }
+                break;
+        }
+    }
+
+    /// <summary>The paths the index holds at <paramref name="path"/>: the file, or every file under the folder.</summary>
+    private List<string> EntriesAt(string path, bool isDirectory) =>
+        isDirectory ? [.. _index.Under(path).Select(e => e.Path)] : _index.Get(path) is not null ? [path] : [];
+
+    /// <summary>Paths with open handles follow a rename of the file or of a folder above it.</summary>
+    private void MoveOpenPaths(string oldPath, string newPath)
+    {
+        foreach (var path in _open.Keys)
+        {
+            if (path == oldPath || path.StartsWith(oldPath + "/", StringComparison.Ordinal))
+            {
+                _open.TryRemove(path, out _);
+                _open.TryAdd(newPath + path[oldPath.Length..], 0);
+            }
+        }
     }
 
     private void TrackDisplaced(FileEntry stub)

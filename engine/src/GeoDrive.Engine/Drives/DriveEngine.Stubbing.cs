@@ -43,7 +43,7 @@ public sealed partial class DriveEngine
             var local = LocalFile.Read(localPath);
             if (local is null)
             {
-                _index.Delete(path);
+                // Renamed or deleted under us: the mount's rename or delete, arriving next, moves or drops the entry.
                 throw NotFound(path);
             }
             if (local.Value.Size != entry.Size || local.Value.ModifiedUtc != entry.ModifiedUtc || entry.Checksum is null)

@@ -51,7 +51,7 @@ public sealed partial class DriveEngine
             }
             if (LocalFile.Read(localPath) is not { } found)
             {
-                _index.Delete(path);
+                // Renamed or deleted under us: the mount's rename or delete, arriving next, moves or drops the entry.
                 throw NotFound(path);
             }
             local = found;
