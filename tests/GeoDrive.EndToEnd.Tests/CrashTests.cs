@@ -109,4 +109,36 @@ public sealed class CrashTests(S3ServerFixture s3) : IAsyncLifetime
             Assert.Equal(contents[i], await File.ReadAllBytesAsync(d.Mounted($"busy/file{i:000}.bin")));
         }
     }
+    [Fact]
+    public async Task After_kill_9_in_the_middle_of_a_multipart_upload_a_restart_aborts_it_and_leaves_no_upload_open()
+    {
+        // Throttled to 1 MB/s, the 5 MiB parts of 16 MiB take seconds each: the kill lands among them.
+        using var d = new DriveScenario(s3, DriveScenario.Policy(settle: "0s").TrimEnd()
+            + "\n  throttle: { upload: 1MB/s }\n  transfer: { multipart: { threshold: 5MiB, partSize: 5MiB } }\n");
+        var bytes = DriveRig.RandomBytes(16 << 20, 9);
+        using (var ps = new PowerShellSession(_service.SocketPath))
+        {
+            ps.Invoke(DriveScenario.NewDriveScript, d.Variables());
+            Assert.Empty(ps.LastErrors);
+        }
+        await File.WriteAllBytesAsync(d.Mounted("big.bin"), bytes);
+        await DriveScenario.EventuallyAsync(() => OpenUploads(d).Count > 0, "a multipart upload open in the bucket", seconds: 30);
+
+        _service.Kill();
+        await File.WriteAllTextAsync(d.PolicyPath, DriveScenario.Policy(settle: "0s"));
+        await _service.StartAsync();
+
+        using (var ps = new PowerShellSession(_service.SocketPath))
+        {
+            await DriveScenario.EventuallyAsync(
+                () => (string)ps.Invoke("(Get-CloudFile -Drive $name -Path 'big.bin').State", d.Variables()).Single().BaseObject == "Cached",
+                "big.bin uploaded after the restart", seconds: 120);
+        }
+        // The interrupted upload was journaled before its first part: the restart aborts it.
+        await DriveScenario.EventuallyAsync(() => OpenUploads(d).Count == 0, "no multipart upload left open", seconds: 30);
+        Assert.Equal(bytes, await d.ObjectBytesAsync("big.bin"));
+    }
+
+    private static List<string> OpenUploads(DriveScenario d) =>
+        d.S3.Client.ListMultipartUploadsAsync(d.Bucket).GetAwaiter().GetResult().MultipartUploads?.Select(u => u.UploadId).ToList() ?? [];
 }

@@ -254,6 +254,9 @@ public sealed class RecallJobTests(S3ServerFixture s3) : IClassFixture<S3ServerF
             inner.PutAsync(key, content, length, metadata, cancellationToken);
         public IAsyncEnumerable<ObjectInfo> ListAsync(string prefix, bool recursive = true, CancellationToken cancellationToken = default) => inner.ListAsync(prefix, recursive, cancellationToken);
         public Task DeleteAsync(string key, CancellationToken cancellationToken = default) => inner.DeleteAsync(key, cancellationToken);
+
+        public Task AbortMultipartUploadAsync(string key, string uploadId, CancellationToken cancellationToken = default) =>
+            inner.AbortMultipartUploadAsync(key, uploadId, cancellationToken);
     }
 
     [Fact]

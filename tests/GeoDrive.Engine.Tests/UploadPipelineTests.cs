@@ -169,5 +169,8 @@ public sealed class UploadPipelineTests(S3ServerFixture s3) : IClassFixture<S3Se
             inner.ListAsync(prefix, recursive, cancellationToken);
 
         public Task DeleteAsync(string key, CancellationToken cancellationToken = default) => inner.DeleteAsync(key, cancellationToken);
+
+        public Task AbortMultipartUploadAsync(string key, string uploadId, CancellationToken cancellationToken = default) =>
+            inner.AbortMultipartUploadAsync(key, uploadId, cancellationToken);
     }
 }

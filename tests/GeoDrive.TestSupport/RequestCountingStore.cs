@@ -38,4 +38,10 @@ public sealed class RequestCountingStore(IObjectStore inner) : IObjectStore
         inner.ListAsync(prefix, recursive, cancellationToken);
 
     public Task DeleteAsync(string key, CancellationToken cancellationToken = default) => inner.DeleteAsync(key, cancellationToken);
+
+    public Task AbortMultipartUploadAsync(string key, string uploadId, CancellationToken cancellationToken = default) =>
+        inner.AbortMultipartUploadAsync(key, uploadId, cancellationToken);
+
+    public Task<ObjectInfo> PutAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, IMultipartObserver? observer, CancellationToken cancellationToken = default) =>
+        inner.PutAsync(key, content, length, metadata, observer, cancellationToken);
 }

@@ -195,6 +195,7 @@ public sealed partial class LiteDbFileIndex : IFileIndex
         _files.EnsureIndex(StateIndex, "$." + FileEntryDocument.State);
         CreateEventsCollection();
         CreateCollection(RecallJobsCollection);
+        CreateJournalCollection();
         PruneEvents();
     }
 

@@ -2,6 +2,7 @@ using System.Buffers;
 using Amazon.S3;
 using Amazon.S3.Model;
 using GeoDrive.Core.Errors;
+using GeoDrive.Core.Ports;
 
 namespace GeoDrive.Storage.S3;
 
@@ -17,7 +18,7 @@ public sealed partial class S3ObjectStore
     /// A part that fails is retried with backoff and jitter; if the upload still fails or is
     /// cancelled, it is aborted, so no orphaned parts stay behind.
     /// </summary>
-    private async Task PutMultipartAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, CancellationToken cancellationToken)
+    private async Task PutMultipartAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, IMultipartObserver? observer, CancellationToken cancellationToken)
     {
         var initiate = new InitiateMultipartUploadRequest { BucketName = _options.Bucket, Key = key };
         foreach (var (name, value) in metadata)
@@ -25,6 +26,17 @@ public sealed partial class S3ObjectStore
             initiate.Metadata[name] = value;
         }
         var upload = await OnAnyEndpointWithRetriesAsync(key, client => client.InitiateMultipartUploadAsync(initiate, cancellationToken), cancellationToken);
+        try
+        {
+            observer?.Started(upload.UploadId);
+        }
+        catch
+        {
+            // Not recorded, so not sent: nothing may stay open that the owner does not know of.
+            var aborted = await AbortQuietlyAsync(key, upload.UploadId);
+            observer?.Ended(upload.UploadId, aborted);
+            throw;
+        }
         var partSize = _options.PartSize;
         var partCount = (int)((length + partSize - 1) / partSize);
         var etags = new PartETag[partCount];
@@ -74,6 +86,13 @@ public sealed partial class S3ObjectStore
                 }, CancellationToken.None));
             }
             await Task.WhenAll(parts);
+            if (observer is not null && !observer.StillWanted())
+            {
+                // Completing would publish a mix of old and new bytes under the old checksum, if only for a moment.
+                throw new GeoDriveException(ErrorIds.SourceChanged, ErrorKind.InvalidOperation,
+                    $"'{key}': the file changed while its parts were sent; the upload was aborted and goes again with the new bytes.",
+                    "Nothing to do: GeoDrive uploads the file again once it settles.");
+            }
             await OnAnyEndpointWithRetriesAsync(key, client => client.CompleteMultipartUploadAsync(new CompleteMultipartUploadRequest
             {
                 BucketName = _options.Bucket,
@@ -81,6 +100,7 @@ public sealed partial class S3ObjectStore
                 UploadId = upload.UploadId,
                 PartETags = [.. etags],
             }, cancellationToken), cancellationToken);
+            observer?.Ended(upload.UploadId, settled: true);
         }
         catch (Exception ex)
         {
@@ -93,7 +113,8 @@ public sealed partial class S3ObjectStore
             {
                 // Each part's own failure is folded into the first one, which is what the caller sees.
             }
-            await AbortQuietlyAsync(key, upload.UploadId);
+            var aborted = await AbortQuietlyAsync(key, upload.UploadId);
+            observer?.Ended(upload.UploadId, aborted);
             // A part cancelled because another failed reports that other failure, not a cancellation.
             var first = parts.Select(p => p.Exception?.InnerException).FirstOrDefault(e => e is not null and not OperationCanceledException);
             if (ex is OperationCanceledException && first is not null && !cancellationToken.IsCancellationRequested)
@@ -158,15 +179,32 @@ public sealed partial class S3ObjectStore
     private static TimeSpan Backoff(int attempt) =>
         TimeSpan.FromMilliseconds(Random.Shared.NextDouble() * 200 * (1 << Math.Min(attempt, 8)));
 
-    private async Task AbortQuietlyAsync(string key, string uploadId)
+    /// <summary>Aborts quietly (the original failure is what the caller needs); false when the upload may still be open.</summary>
+    private async Task<bool> AbortQuietlyAsync(string key, string uploadId)
     {
         try
         {
-            await OnAnyEndpointAsync(key, client => client.AbortMultipartUploadAsync(new AbortMultipartUploadRequest { BucketName = _options.Bucket, Key = key, UploadId = uploadId }, CancellationToken.None), CancellationToken.None);
+            await AbortMultipartUploadAsync(key, uploadId, CancellationToken.None);
+            return true;
         }
         catch (GeoDriveException)
         {
-            // The original failure is what the caller needs; an abort that fails leaves a listed, abortable upload.
+            // Left listed and abortable; the owner keeps it owed and tries again.
+            return false;
         }
     }
+
+    public Task AbortMultipartUploadAsync(string key, string uploadId, CancellationToken cancellationToken = default) =>
+        OnAnyEndpointAsync(key, async client =>
+        {
+            try
+            {
+                await client.AbortMultipartUploadAsync(new AbortMultipartUploadRequest { BucketName = _options.Bucket, Key = key, UploadId = uploadId }, cancellationToken);
+            }
+            catch (AmazonS3Exception ex) when (ex.StatusCode == System.Net.HttpStatusCode.NotFound && ex.ErrorCode != "NoSuchBucket")
+            {
+                // NoSuchUpload: completed or aborted already, which is what was owed.
+            }
+            return true;
+        }, cancellationToken);
 }

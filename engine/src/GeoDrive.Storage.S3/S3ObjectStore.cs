@@ -52,11 +52,14 @@ public sealed partial class S3ObjectStore : IObjectStore, IDisposable
             }
         }, cancellationToken);
 
-    public async Task<ObjectInfo> PutAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, CancellationToken cancellationToken = default)
+    public Task<ObjectInfo> PutAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, CancellationToken cancellationToken = default) =>
+        PutAsync(key, content, length, metadata, observer: null, cancellationToken);
+
+    public async Task<ObjectInfo> PutAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, IMultipartObserver? observer, CancellationToken cancellationToken = default)
     {
         if (length > _options.MultipartThreshold)
         {
-            await PutMultipartAsync(key, content, length, metadata, cancellationToken);
+            await PutMultipartAsync(key, content, length, metadata, observer, cancellationToken);
             // Verified by HEAD: the completion's own answer is not what later readers see (Ceph Pacific: empty ETag).
             return await HeadAsync(key, cancellationToken)
                 ?? throw S3Errors.Translate(new InvalidOperationException("the object is missing right after its upload"), _options, _options.Endpoint, key);

@@ -18,6 +18,17 @@ public interface IObjectStore
     /// <summary>Uploads <paramref name="length"/> bytes from <paramref name="content"/> with user metadata (keys without the x-amz-meta- prefix).</summary>
     Task<ObjectInfo> PutAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, CancellationToken cancellationToken = default);
 
+    /// <summary>
+    /// As <see cref="PutAsync(string, Stream, long, IReadOnlyDictionary{string, string}, CancellationToken)"/>, telling
+    /// <paramref name="observer"/> of a multipart upload's id before its first part, asking it before the completion
+    /// (false: the upload is aborted and <see cref="Errors.ErrorIds.SourceChanged"/> thrown) and telling it how the upload ended.
+    /// </summary>
+    Task<ObjectInfo> PutAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, IMultipartObserver? observer, CancellationToken cancellationToken = default) =>
+        PutAsync(key, content, length, metadata, cancellationToken);
+
+    /// <summary>Aborts a multipart upload; one that no longer exists counts as aborted.</summary>
+    Task AbortMultipartUploadAsync(string key, string uploadId, CancellationToken cancellationToken = default);
+
     /// <summary>Copies the object's bytes (or the range [offset, offset+length)) into <paramref name="destination"/>.</summary>
     Task GetAsync(string key, Stream destination, long offset = 0, long? length = null, CancellationToken cancellationToken = default);
 
@@ -25,4 +36,17 @@ public interface IObjectStore
     IAsyncEnumerable<ObjectInfo> ListAsync(string prefix, bool recursive = true, CancellationToken cancellationToken = default);
 
     Task DeleteAsync(string key, CancellationToken cancellationToken = default);
+}
+
+/// <summary>Follows one multipart upload for its owner (the engine journals the id, so a crash never leaves it open).</summary>
+public interface IMultipartObserver
+{
+    /// <summary>The upload was started; called before its first part is sent. Durable when it returns.</summary>
+    void Started(string uploadId);
+
+    /// <summary>Asked once every part is sent, before the completion: false aborts the upload (its source changed).</summary>
+    bool StillWanted();
+
+    /// <summary>The upload ended: <paramref name="settled"/> when it was completed or aborted, false when an abort failed (still open).</summary>
+    void Ended(string uploadId, bool settled);
 }

@@ -30,8 +30,8 @@ public sealed partial class DriveEngine
     private readonly BucketCheckTimes _foldersListed = new();
     private readonly BucketCheckTimes _pathsChecked = new();
 
-    // Keys whose files were deleted or renamed away locally while their objects are still in the bucket
-    // (deleted by the next tick, or once the new name is uploaded): never brought back as stubs.
+    // Keys whose files were renamed away locally while their objects are still needed (until the new name
+    // is uploaded): never brought back as stubs. Keys of deleted files are tombstones through the journal.
     private readonly ConcurrentDictionary<string, byte> _tombstones = new(StringComparer.Ordinal);
 
     public async ValueTask BeforeEnumerateAsync(string path, Caller caller, CancellationToken cancellationToken = default)
@@ -388,10 +388,10 @@ public sealed partial class DriveEngine
 
     private void ForgetTombstone(string key) => _tombstones.TryRemove(key, out _);
 
-    private bool IsTombstoned(string key) => _tombstones.ContainsKey(key);
+    private bool IsTombstoned(string key) => _tombstones.ContainsKey(key) || _owedChanges.IsDeleteOwed(key);
 
     private bool HasTombstoneUnder(string prefixKey) =>
-        !_tombstones.IsEmpty && _tombstones.Keys.Any(k => k.StartsWith(prefixKey, StringComparison.Ordinal));
+        (!_tombstones.IsEmpty && _tombstones.Keys.Any(k => k.StartsWith(prefixKey, StringComparison.Ordinal))) || _owedChanges.HasDeleteOwedUnder(prefixKey);
 
     /// <summary>
     /// Whether the bucket's object is the version the entry records: the SHA-256 GeoDrive recorded

@@ -193,8 +193,12 @@ public sealed partial class DriveEngine : IDriveFileSystem
 
     public void Deleted(string path, Caller caller, bool isDirectory)
     {
+        var goners = isDirectory ? [.. _index.Under(path)] : _index.Get(path) is { } one ? [one] : new List<FileEntry>();
+        // Journaled first, in one durable write, before the delete is acknowledged: a crash from here on
+        // still deletes the objects, and the files never come back from the bucket as stubs.
+        _owedChanges.OweDeletes(goners.SelectMany(KeysOf));
         var gone = 0;
-        foreach (var goner in EntriesAt(path, isDirectory))
+        foreach (var goner in goners.Select(e => e.Path))
         {
             // Under the file's lock and from the index as it is now: a stub, upload or recall of the same
             // file either finished before or finds the entry gone.
@@ -204,25 +208,33 @@ public sealed partial class DriveEngine : IDriveFileSystem
                 {
                     continue;
                 }
+                // Changed since the journal was written (an upload landed meanwhile): owed too.
+                _owedChanges.OweDeletes(KeysOf(entry));
                 _index.Delete(entry.Path);
                 _open.TryRemove(entry.Path, out _);
                 MoveRecalls(entry.Path, null);
-                if (entry.ObjectKey is { } key)
-                {
-                    Tombstone(key);
-                    _pendingDeletes.Enqueue(key);
-                }
-                if (entry.State == FileState.Uploading)
-                {
-                    // Its first upload may still land; the key is deleted then (FinishUploadAsync).
-                    Tombstone(KeyFor(entry.Path));
-                }
                 gone++;
             }
         }
         if (gone > 0)
         {
             Record(DriveEventKind.Delete, path, gone == 1 ? "Deleted." : $"Deleted with {gone} files.");
+        }
+    }
+
+    /// <summary>
+    /// The keys a deleted file may have bytes under: the object it records, and its own key when an upload
+    /// of it may be in flight (that upload's object must not outlive the file).
+    /// </summary>
+    private IEnumerable<string> KeysOf(FileEntry entry)
+    {
+        if (entry.ObjectKey is { } key)
+        {
+            yield return key;
+        }
+        if (entry.State is FileState.Uploading or FileState.Dirty && KeyFor(entry.Path) != entry.ObjectKey)
+        {
+            yield return KeyFor(entry.Path);
         }
     }
 
@@ -272,6 +284,12 @@ public sealed partial class DriveEngine : IDriveFileSystem
                 if (LocalFile.Read(LocalPath(entry.Path)) is { } local)
                 {
                     ApplyChange(entry, local);
+                    if (entry.State == FileState.Excluded && entry.ObjectKey is { } excludedKey)
+                    {
+                        // Renamed to a name the policy keeps local: its bytes are here, its old object goes.
+                        _owedChanges.OweDeletes([excludedKey]);
+                        entry.ObjectKey = null;
+                    }
                     _index.Put(entry);
                 }
                 break;

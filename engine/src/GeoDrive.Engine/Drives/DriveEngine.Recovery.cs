@@ -27,6 +27,11 @@ public sealed partial class DriveEngine
                 report.Forgotten++;
                 continue;
             }
+            if (entry.ObjectKey is { } recordedKey && recordedKey != KeyFor(entry.Path))
+            {
+                // Renamed away from that key, whose bytes it still needs: never synced down as a new file.
+                Tombstone(recordedKey);
+            }
             switch (entry.State)
             {
                 case FileState.Uploading:

@@ -97,7 +97,11 @@ public sealed partial class DriveEngine
                             ? new MemoryStream(whole, 0, (int)local.Size, writable: false, publiclyVisible: true)
                             : FileHashes.OpenShared(localPath);
                         await using Stream content = UploadThrottled ? new ThrottledStream(file, UploadThrottle) : file;
-                        put = await _store.PutAsync(key, content, local.Size, metadata, cancellationToken);
+                        // A multipart upload's id is journaled before its first part (aborted after a crash), and it is
+                        // aborted rather than completed when the file changed while its parts went up.
+                        var multipart = new JournaledMultipart(_owedChanges, key,
+                            () => _index.Get(path) is { } now && now.Generation == generation && LocalFile.Read(localPath) == local);
+                        put = await _store.PutAsync(key, content, local.Size, metadata, multipart, cancellationToken);
                     }
                     finally
                     {
@@ -118,6 +122,12 @@ public sealed partial class DriveEngine
                 }
             }
         }
+        catch (GeoDriveException ex) when (ex.ErrorId == ErrorIds.SourceChanged)
+        {
+            // Changed under the transfer, which was aborted: Dirty again, no failure counted.
+            await FailUploadAsync(path, null, CancellationToken.None);
+            return _index.Get(path) ?? throw NotFound(path);
+        }
         catch (Exception ex) when (ex is not OperationCanceledException)
         {
             await FailUploadAsync(path, ex, CancellationToken.None);
@@ -132,15 +142,14 @@ public sealed partial class DriveEngine
 
     private async Task<FileEntry> FinishUploadAsync(string path, string key, long generation, LocalFile local, FileHashes hashes, ObjectInfo? head, CancellationToken cancellationToken)
     {
-        string? replacedKey = null;
         FileEntry result;
         using (await _locks.AcquireAsync(path, cancellationToken))
         {
             var entry = _index.Get(path);
             if (entry is null)
             {
-                // Deleted while uploading: the object must not outlive the file.
-                _pendingDeletes.Enqueue(key);
+                // Deleted (or renamed away) while uploading: the object must not outlive the file.
+                _owedChanges.OweDeletes([key]);
                 throw NotFound(path);
             }
             var now = LocalFile.Read(LocalPath(path));
@@ -160,7 +169,9 @@ public sealed partial class DriveEngine
             }
             if (entry.ObjectKey is { } previous && previous != key)
             {
-                replacedKey = previous;
+                // A renamed file's bytes now live under its new key; the old one goes, journaled before the
+                // entry forgets it (a crash in between deletes an old copy, never the only one).
+                _owedChanges.OweDeletes([previous]);
             }
             entry.State = FileState.Cached;
             entry.Size = local.Size;
@@ -182,11 +193,6 @@ public sealed partial class DriveEngine
             // Under the path's lock, so the Upload event always comes before a Stub event of the same file.
             Record(DriveEventKind.Upload, path, $"Uploaded {ByteSize.Format(local.Size)} to '{key}'.");
             result = entry;
-        }
-        if (replacedKey is not null)
-        {
-            // A renamed file's bytes now live under its new key; the old one goes.
-            _pendingDeletes.Enqueue(replacedKey);
         }
         Transfers.Uploaded(local.Size);
         return result;

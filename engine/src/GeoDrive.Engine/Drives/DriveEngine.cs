@@ -28,8 +28,8 @@ public sealed partial class DriveEngine
     // Paths with at least one open handle (the front end reports the last close). Never stubbed while open.
     private readonly ConcurrentDictionary<string, byte> _open = new(StringComparer.Ordinal);
 
-    // Object keys whose files were deleted locally; removed from the bucket by the next tick.
-    private readonly ConcurrentQueue<string> _pendingDeletes = new();
+    // Deletes and multipart aborts owed to the bucket, journaled in the index (OwedBucketChanges).
+    private readonly OwedBucketChanges _owedChanges;
 
     // Keys still holding the bytes of a stub that was renamed away from them (key -> the stub's new
     // path). Before anything else is written to such a key, that stub is recalled, so no rename can
@@ -46,6 +46,7 @@ public sealed partial class DriveEngine
         _policy = policy;
         _clock = clock;
         _logger = logger ?? NullLogger.Instance;
+        _owedChanges = new OwedBucketChanges(index as IBucketJournal ?? new InMemoryBucketJournal(), clock, options.MaxRetryDelay);
         PolicyLoadedUtc = clock.UtcNow;
         NoticePolicyRecallJobs();
     }
@@ -125,7 +126,7 @@ public sealed partial class DriveEngine
         var (uploaded, failed) = await UploadDueAsync(cancellationToken);
         var stubbed = await StubDueAsync(cancellationToken);
         stubbed += await StubForCacheThresholdsAsync(cancellationToken);
-        var deleted = await DeletePendingAsync(cancellationToken);
+        var deleted = await SettleOwedChangesAsync(cancellationToken);
         return new TickResult(uploaded, failed, stubbed, deleted);
     }
 
@@ -154,30 +155,83 @@ public sealed partial class DriveEngine
         }
     }
 
-    private async Task<int> DeletePendingAsync(CancellationToken cancellationToken)
+    /// <summary>Changes owed to the bucket (its journal) that are due: deletes of old keys, aborts of multipart uploads left open.</summary>
+    public int OwedBucketChangeCount => _owedChanges.Count;
+
+    private async Task<int> SettleOwedChangesAsync(CancellationToken cancellationToken)
     {
         var deleted = 0;
-        while (_pendingDeletes.TryDequeue(out var key))
+        foreach (var change in _owedChanges.Due(Options.TickBatchSize))
         {
-            if (IsKeyInUse(key))
-            {
-                // A file lives (or is about to be uploaded) under this key again: it is not ours to delete.
-                ForgetTombstone(key);
-                continue;
-            }
             try
             {
-                await _store.DeleteAsync(key, cancellationToken);
-                ForgetTombstone(key);
-                deleted++;
+                if (change.Kind == BucketChangeKind.AbortMultipartUpload)
+                {
+                    await _store.AbortMultipartUploadAsync(change.Key, change.UploadId!, cancellationToken);
+                    _owedChanges.Done(change);
+                }
+                else if (await DeleteOwedObjectAsync(change, cancellationToken))
+                {
+                    deleted++;
+                }
             }
             catch (GeoDriveException ex)
             {
-                // Left in the bucket: an orphan costs space, never data. Said in the events.
-                Record(DriveEventKind.Error, key, $"Could not delete the object of a deleted file: {ex.Message}", ex.ErrorId);
+                // Still owed: tried again with backoff, and after a restart; an orphan costs space, never data.
+                _owedChanges.Failed(change, ex.Message);
+                Record(DriveEventKind.Error, change.Key, change.Kind == BucketChangeKind.DeleteObject
+                    ? $"Could not delete the object of a deleted or renamed file; will retry: {ex.Message}"
+                    : $"Could not abort an interrupted multipart upload; will retry: {ex.Message}", ex.ErrorId);
             }
         }
         return deleted;
+    }
+
+    /// <summary>
+    /// Deletes an owed key unless a file lives (or is about to be uploaded) under it again. The key's own
+    /// file is held off meanwhile (its upload and its lock), so no upload to the key can land before the delete.
+    /// </summary>
+    private async Task<bool> DeleteOwedObjectAsync(BucketChange change, CancellationToken cancellationToken)
+    {
+        var key = change.Key;
+        if (IsKeyInUse(key))
+        {
+            _owedChanges.Done(change);
+            ForgetTombstone(key);
+            return false;
+        }
+        var path = OwnPathOf(key);
+        using (path is null ? null : await _uploadLocks.AcquireAsync(path, cancellationToken))
+        using (path is null ? null : await _locks.AcquireAsync(path, cancellationToken))
+        {
+            if (IsKeyInUse(key))
+            {
+                _owedChanges.Done(change);
+                ForgetTombstone(key);
+                return false;
+            }
+            await _store.DeleteAsync(key, cancellationToken);
+            _owedChanges.Done(change);
+            ForgetTombstone(key);
+            return true;
+        }
+    }
+
+    /// <summary>The drive path a key of this drive's prefix names, or null for a key that names none.</summary>
+    private string? OwnPathOf(string key)
+    {
+        if (!key.StartsWith(Options.Prefix, StringComparison.Ordinal))
+        {
+            return null;
+        }
+        try
+        {
+            return DrivePath.FromObjectKey(key, Options.Prefix);
+        }
+        catch (GeoDriveException)
+        {
+            return null;
+        }
     }
 
     private bool IsKeyInUse(string key)
@@ -186,11 +240,7 @@ public sealed partial class DriveEngine
         {
             return true;
         }
-        if (!key.StartsWith(Options.Prefix, StringComparison.Ordinal))
-        {
-            return false;
-        }
-        return _index.Get(key[Options.Prefix.Length..]) is not null;
+        return OwnPathOf(key) is { } path && _index.Get(path) is not null;
     }
 
     /// <summary>Before <paramref name="key"/> is overwritten: a renamed stub whose bytes still live there comes home first.</summary>

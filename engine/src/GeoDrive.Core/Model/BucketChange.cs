@@ -1,0 +1,39 @@
+namespace GeoDrive.Core.Model;
+
+/// <summary>What kind of change a drive owes its bucket. Stored by name in the index: never renumber.</summary>
+public enum BucketChangeKind
+{
+    /// <summary>Delete an object whose file was deleted, renamed away or excluded; skipped when a file lives under the key again.</summary>
+    DeleteObject,
+
+    /// <summary>Abort a multipart upload that was started and may not have ended (recorded before its first part).</summary>
+    AbortMultipartUpload,
+}
+
+/// <summary>
+/// One change the drive owes its bucket, journaled in the index before the local change it follows
+/// is acknowledged, retried until done and replayed after a restart (docs/architecture.md, "The bucket journal").
+/// </summary>
+public sealed class BucketChange
+{
+    /// <summary>Assigned by the journal when the change is added.</summary>
+    public long Id { get; set; }
+
+    public BucketChangeKind Kind { get; set; }
+
+    /// <summary>The full object key (prefix included).</summary>
+    public required string Key { get; set; }
+
+    /// <summary>The multipart upload's id, for <see cref="BucketChangeKind.AbortMultipartUpload"/>.</summary>
+    public string? UploadId { get; set; }
+
+    public DateTimeOffset CreatedUtc { get; set; }
+
+    public int Attempts { get; set; }
+
+    public DateTimeOffset? NextAttemptUtc { get; set; }
+
+    public string? LastError { get; set; }
+
+    public BucketChange Clone() => (BucketChange)MemberwiseClone();
+}

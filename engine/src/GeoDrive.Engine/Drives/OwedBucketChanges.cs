@@ -1,0 +1,151 @@
+using System.Collections.Concurrent;
+using GeoDrive.Core.Model;
+using GeoDrive.Core.Ports;
+
+namespace GeoDrive.Engine.Drives;
+
+/// <summary>
+/// The changes a drive owes its bucket, over the durable <see cref="IBucketJournal"/>: a change is
+/// journaled before the local change it follows is acknowledged, is due until it is done, is tried
+/// again with backoff when it fails, and everything still journaled at start (from a run that crashed
+/// or stopped) is due at once. A key with an owed delete is a tombstone: never brought back from the
+/// bucket as a stub. See docs/architecture.md, "The bucket journal".
+/// </summary>
+internal sealed class OwedBucketChanges
+{
+    private readonly IBucketJournal _journal;
+    private readonly IClock _clock;
+    private readonly TimeSpan _maxRetryDelay;
+    private readonly Lock _gate = new();
+    private readonly Dictionary<long, BucketChange> _owed = [];
+    // Keys with an owed delete -> the change's id.
+    private readonly ConcurrentDictionary<string, long> _deletes = new(StringComparer.Ordinal);
+
+    public OwedBucketChanges(IBucketJournal journal, IClock clock, TimeSpan maxRetryDelay)
+    {
+        _journal = journal;
+        _clock = clock;
+        _maxRetryDelay = maxRetryDelay;
+        foreach (var change in journal.ReadOwed())
+        {
+            // Left by an earlier run: whatever it was waiting for (an upload in flight) ended with that run.
+            change.NextAttemptUtc = null;
+            _owed[change.Id] = change;
+            if (change.Kind == BucketChangeKind.DeleteObject)
+            {
+                _deletes[change.Key] = change.Id;
+            }
+        }
+    }
+
+    /// <summary>How many changes are owed (for status and tests).</summary>
+    public int Count
+    {
+        get
+        {
+            lock (_gate)
+            {
+                return _owed.Count;
+            }
+        }
+    }
+
+    /// <summary>Journals deletes of <paramref name="keys"/> (one durable write), skipping keys whose delete is owed already.</summary>
+    public void OweDeletes(IEnumerable<string> keys)
+    {
+        var now = _clock.UtcNow;
+        var changes = keys.Distinct(StringComparer.Ordinal).Where(k => !_deletes.ContainsKey(k))
+            .Select(k => new BucketChange { Kind = BucketChangeKind.DeleteObject, Key = k, CreatedUtc = now })
+            .ToList();
+        if (changes.Count == 0)
+        {
+            return;
+        }
+        _journal.Add(changes);
+        lock (_gate)
+        {
+            foreach (var change in changes)
+            {
+                _owed[change.Id] = change;
+                _deletes[change.Key] = change.Id;
+            }
+        }
+    }
+
+    /// <summary>Journals a multipart upload in flight; it becomes due (to be aborted) only if its upload does not settle it.</summary>
+    public BucketChange OweAbort(string key, string uploadId)
+    {
+        var change = new BucketChange
+        {
+            Kind = BucketChangeKind.AbortMultipartUpload,
+            Key = key,
+            UploadId = uploadId,
+            CreatedUtc = _clock.UtcNow,
+            NextAttemptUtc = DateTimeOffset.MaxValue,
+        };
+        _journal.Add([change]);
+        lock (_gate)
+        {
+            _owed[change.Id] = change;
+        }
+        return change;
+    }
+
+    /// <summary>An abort owed for an upload that did not settle it is due now.</summary>
+    public void MakeDue(BucketChange change)
+    {
+        lock (_gate)
+        {
+            if (_owed.TryGetValue(change.Id, out var owed))
+            {
+                owed.NextAttemptUtc = null;
+            }
+        }
+    }
+
+    public bool IsDeleteOwed(string key) => _deletes.ContainsKey(key);
+
+    public bool HasDeleteOwedUnder(string prefixKey) =>
+        !_deletes.IsEmpty && _deletes.Keys.Any(k => k.StartsWith(prefixKey, StringComparison.Ordinal));
+
+    /// <summary>The changes due now, oldest first (copies: report back with <see cref="Done"/> or <see cref="Failed"/>).</summary>
+    public IReadOnlyList<BucketChange> Due(int limit)
+    {
+        var now = _clock.UtcNow;
+        lock (_gate)
+        {
+            return [.. _owed.Values.Where(c => c.NextAttemptUtc is null || c.NextAttemptUtc <= now).OrderBy(c => c.Id).Take(limit).Select(c => c.Clone())];
+        }
+    }
+
+    /// <summary>The change is done, or no longer owed (the key is in use again).</summary>
+    public void Done(BucketChange change)
+    {
+        _journal.Remove(change.Id);
+        lock (_gate)
+        {
+            _owed.Remove(change.Id);
+        }
+        if (change.Kind == BucketChangeKind.DeleteObject)
+        {
+            _deletes.TryRemove(new KeyValuePair<string, long>(change.Key, change.Id));
+        }
+    }
+
+    /// <summary>The change failed: still owed, tried again after a backoff that doubles up to the drive's longest retry delay.</summary>
+    public void Failed(BucketChange change, string error)
+    {
+        change.Attempts++;
+        change.LastError = error;
+        var delay = TimeSpan.FromSeconds(Math.Min(_maxRetryDelay.TotalSeconds, Math.Pow(2, Math.Min(change.Attempts, 20))));
+        change.NextAttemptUtc = _clock.UtcNow + delay;
+        _journal.Update(change);
+        lock (_gate)
+        {
+            if (_owed.ContainsKey(change.Id))
+            {
+                _owed[change.Id] = change.Clone();
+            }
+        }
+    }
+}

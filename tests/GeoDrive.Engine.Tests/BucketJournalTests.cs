@@ -1,0 +1,152 @@
+using System.Security.Cryptography;
+using GeoDrive.Core.Model;
+using GeoDrive.Core.Ports;
+using GeoDrive.Engine.Layout;
+using GeoDrive.TestSupport;
+
+namespace GeoDrive.Engine.Tests;
+
+/// <summary>
+/// The bucket journal: deletes owed to the bucket survive a failed attempt and a restart, a rename to an
+/// excluded name deletes the old object, and a multipart upload whose file changed is aborted, not completed.
+/// The endpoint goes down through the fault proxy (a stand-in: no real server goes down on demand).
+/// </summary>
+public sealed class BucketJournalTests(S3ServerFixture s3) : IClassFixture<S3ServerFixture>
+{
+    private const string SettleZero = """
+        apiVersion: geodrive/v1
+        kind: CloudDrivePolicy
+        metadata: { name: journal-tests }
+        spec:
+          stubbing: { enabled: true, accessWait: 1h }
+          upload: { settle: 0s }
+          excludes: [ "**/*.tmp" ]
+        """;
+
+    private static async Task UploadAllAsync(DriveRig rig)
+    {
+        await rig.Engine.TickAsync();
+        await rig.Engine.WhenUploadsIdleAsync();
+    }
+
+    private static void DeleteLocally(DriveRig rig, string path)
+    {
+        File.Delete(rig.Local(path));
+        rig.Engine.Deleted(path, rig.Caller, isDirectory: false);
+    }
+
+    [Fact]
+    public async Task A_delete_that_failed_while_the_endpoint_was_down_is_done_after_a_restart_and_the_file_never_comes_back()
+    {
+        using var proxy = new FaultProxy(s3.Endpoint);
+        await using var rig = new DriveRig(s3, SettleZero, endpoint: proxy.Endpoint);
+        await rig.WriteAsync("gone.bin", DriveRig.RandomBytes(10_000, 1));
+        await rig.WriteAsync("kept.bin", DriveRig.RandomBytes(10_000, 2));
+        await UploadAllAsync(rig);
+        Assert.NotNull(await rig.ObjectBytesAsync("gone.bin"));
+
+        proxy.Stop();
+        DeleteLocally(rig, "gone.bin");
+        await rig.Engine.TickAsync();
+        Assert.Equal(1, rig.Engine.OwedBucketChangeCount);
+
+        await rig.RestartAsync();
+        proxy.Start();
+        // A listing before the owed delete is done must not bring the file back as a stub.
+        await rig.Engine.BeforeEnumerateAsync("", rig.Caller);
+        Assert.False(File.Exists(rig.Local("gone.bin")));
+
+        await rig.Engine.TickAsync();
+        Assert.Null(await rig.ObjectBytesAsync("gone.bin"));
+        Assert.NotNull(await rig.ObjectBytesAsync("kept.bin"));
+        Assert.Equal(0, rig.Engine.OwedBucketChangeCount);
+    }
+
+    [Fact]
+    public async Task A_file_renamed_to_an_excluded_name_stays_local_and_its_old_object_is_deleted()
+    {
+        await using var rig = new DriveRig(s3, SettleZero);
+        var bytes = DriveRig.RandomBytes(10_000, 3);
+        await rig.WriteAsync("report.docx", bytes);
+        await UploadAllAsync(rig);
+
+        File.Move(rig.Local("report.docx"), rig.Local("report.tmp"));
+        rig.Engine.Renamed("report.docx", "report.tmp", rig.Caller, isDirectory: false);
+        await UploadAllAsync(rig);
+
+        Assert.Equal(FileState.Excluded, rig.StateOf("report.tmp"));
+        Assert.Equal(bytes, await File.ReadAllBytesAsync(rig.Local("report.tmp")));
+        Assert.Null(await rig.ObjectBytesAsync("report.docx"));
+        Assert.Null(await rig.ObjectBytesAsync("report.tmp"));
+    }
+
+    [Fact]
+    public async Task A_multipart_upload_whose_file_changed_while_its_parts_went_up_is_aborted_never_completed()
+    {
+        const string path = "video.bin";
+        ChangingStore changing = null!;
+        await using var rig = new DriveRig(s3, """
+            apiVersion: geodrive/v1
+            kind: CloudDrivePolicy
+            metadata: { name: journal-tests }
+            spec:
+              stubbing: { enabled: true, accessWait: 1h }
+              upload: { settle: 1h }
+              transfer: { multipart: { threshold: 5MiB, partSize: 5MiB } }
+            """, multipartThreshold: 5L << 20, storeInFront: s => changing = new ChangingStore(s));
+        var before = DriveRig.RandomBytes(12 << 20, 4);
+        var after = DriveRig.RandomBytes(12 << 20, 5);
+        await rig.WriteAsync(path, before);
+        // An application writes the file while its parts are being sent (the write lands in the cache
+        // file; the engine hears of it only at its close).
+        changing.BeforePut = () => File.WriteAllBytes(rig.Local(path), after);
+
+        await rig.Engine.UploadAsync(path);
+
+        // Whatever the bucket shows under the key is one whole version, whose bytes match its own checksum.
+        var head = await rig.Store.HeadAsync(path);
+        if (head is not null)
+        {
+            var inBucket = (await rig.ObjectBytesAsync(path))!;
+            Assert.Equal(head.Metadata[ObjectLayout.Sha256Key], Convert.ToHexStringLower(SHA256.HashData(inBucket)));
+        }
+        Assert.Empty(await rig.Store.ListOpenMultipartUploadsAsync());
+        Assert.Equal(FileState.Dirty, rig.StateOf(path));
+
+        changing.BeforePut = null;
+        await rig.Engine.ClosedAsync(path, rig.Caller, modified: true);
+        await rig.Engine.UploadAsync(path);
+        Assert.Equal(after, await rig.ObjectBytesAsync(path));
+        Assert.Equal(0, rig.Engine.OwedBucketChangeCount);
+    }
+
+    /// <summary>Runs a test's action as a PUT begins, after the engine hashed the file (fault injection: a write racing the upload).</summary>
+    private sealed class ChangingStore(IObjectStore inner) : IObjectStore
+    {
+        public Action? BeforePut { get; set; }
+
+        public Task<ObjectInfo> PutAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, CancellationToken cancellationToken = default) =>
+            PutAsync(key, content, length, metadata, null, cancellationToken);
+
+        public Task<ObjectInfo> PutAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, IMultipartObserver? observer, CancellationToken cancellationToken = default)
+        {
+            BeforePut?.Invoke();
+            return inner.PutAsync(key, content, length, metadata, observer, cancellationToken);
+        }
+
+        public Task CheckAccessAsync(CancellationToken cancellationToken = default) => inner.CheckAccessAsync(cancellationToken);
+
+        public Task<ObjectInfo?> HeadAsync(string key, CancellationToken cancellationToken = default) => inner.HeadAsync(key, cancellationToken);
+
+        public Task GetAsync(string key, Stream destination, long offset = 0, long? length = null, CancellationToken cancellationToken = default) =>
+            inner.GetAsync(key, destination, offset, length, cancellationToken);
+
+        public IAsyncEnumerable<ObjectInfo> ListAsync(string prefix, bool recursive = true, CancellationToken cancellationToken = default) =>
+            inner.ListAsync(prefix, recursive, cancellationToken);
+
+        public Task DeleteAsync(string key, CancellationToken cancellationToken = default) => inner.DeleteAsync(key, cancellationToken);
+
+        public Task AbortMultipartUploadAsync(string key, string uploadId, CancellationToken cancellationToken = default) =>
+            inner.AbortMultipartUploadAsync(key, uploadId, cancellationToken);
+    }
+}
