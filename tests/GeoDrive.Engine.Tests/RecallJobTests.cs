@@ -236,17 +236,8 @@ public sealed class RecallJobTests(S3ServerFixture s3) : IClassFixture<S3ServerF
 
         public void Release() => _release.TrySetResult();
 
-        public async Task GetAsync(string key, Stream destination, long offset = 0, long? length = null, CancellationToken cancellationToken = default)
-        {
-            if (Interlocked.Increment(ref _passed) <= passFirst)
-            {
-                await inner.GetAsync(key, destination, offset, length, cancellationToken);
-                return;
-            }
-            _started.TrySetResult();
-            await _release.Task.WaitAsync(cancellationToken);
-            await inner.GetAsync(key, destination, offset, length, cancellationToken);
-        }
+        public Task GetAsync(string key, Stream destination, long offset = 0, long? length = null, CancellationToken cancellationToken = default) =>
+            GetAsync(key, destination, offset, length, default(ObjectVersion), cancellationToken);
 
         public Task CheckAccessAsync(CancellationToken cancellationToken = default) => inner.CheckAccessAsync(cancellationToken);
         public Task<ObjectInfo?> HeadAsync(string key, CancellationToken cancellationToken = default) => inner.HeadAsync(key, cancellationToken);
@@ -254,6 +245,18 @@ public sealed class RecallJobTests(S3ServerFixture s3) : IClassFixture<S3ServerF
             inner.PutAsync(key, content, length, metadata, cancellationToken);
         public IAsyncEnumerable<ObjectInfo> ListAsync(string prefix, bool recursive = true, CancellationToken cancellationToken = default) => inner.ListAsync(prefix, recursive, cancellationToken);
         public Task DeleteAsync(string key, CancellationToken cancellationToken = default) => inner.DeleteAsync(key, cancellationToken);
+
+        public async Task GetAsync(string key, Stream destination, long offset, long? length, ObjectVersion expected, CancellationToken cancellationToken = default)
+        {
+            if (Interlocked.Increment(ref _passed) <= passFirst)
+            {
+                await inner.GetAsync(key, destination, offset, length, expected, cancellationToken);
+                return;
+            }
+            _started.TrySetResult();
+            await _release.Task.WaitAsync(cancellationToken);
+            await inner.GetAsync(key, destination, offset, length, expected, cancellationToken);
+        }
 
         public Task AbortMultipartUploadAsync(string key, string uploadId, CancellationToken cancellationToken = default) =>
             inner.AbortMultipartUploadAsync(key, uploadId, cancellationToken);

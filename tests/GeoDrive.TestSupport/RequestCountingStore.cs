@@ -23,11 +23,8 @@ public sealed class RequestCountingStore(IObjectStore inner) : IObjectStore
         return inner.HeadAsync(key, cancellationToken);
     }
 
-    public Task GetAsync(string key, Stream destination, long offset = 0, long? length = null, CancellationToken cancellationToken = default)
-    {
-        _gets.AddOrUpdate(key, 1, (_, n) => n + 1);
-        return inner.GetAsync(key, destination, offset, length, cancellationToken);
-    }
+    public Task GetAsync(string key, Stream destination, long offset = 0, long? length = null, CancellationToken cancellationToken = default) =>
+        GetAsync(key, destination, offset, length, default(ObjectVersion), cancellationToken);
 
     public Task CheckAccessAsync(CancellationToken cancellationToken = default) => inner.CheckAccessAsync(cancellationToken);
 
@@ -38,6 +35,12 @@ public sealed class RequestCountingStore(IObjectStore inner) : IObjectStore
         inner.ListAsync(prefix, recursive, cancellationToken);
 
     public Task DeleteAsync(string key, CancellationToken cancellationToken = default) => inner.DeleteAsync(key, cancellationToken);
+
+    public Task GetAsync(string key, Stream destination, long offset, long? length, ObjectVersion expected, CancellationToken cancellationToken = default)
+    {
+        _gets.AddOrUpdate(key, 1, (_, n) => n + 1);
+        return inner.GetAsync(key, destination, offset, length, expected, cancellationToken);
+    }
 
     public Task AbortMultipartUploadAsync(string key, string uploadId, CancellationToken cancellationToken = default) =>
         inner.AbortMultipartUploadAsync(key, uploadId, cancellationToken);

@@ -46,6 +46,10 @@ internal static class S3Errors
                     ErrorIds.BucketNotFound, ErrorKind.ObjectNotFound,
                     $"The bucket '{options.Bucket}' does not exist at '{endpoint}'.",
                     "Create the bucket first (GeoDrive never creates buckets), or correct -Bucket.", ex),
+                "PreconditionFailed" or "NoSuchVersion" => new GeoDriveException(
+                    ErrorIds.ObjectMismatch, ErrorKind.InvalidData,
+                    $"The object '{key}' in bucket '{options.Bucket}' was replaced by another version while it was being read.",
+                    "Nothing is mixed: the read stops. Open the file again to get the bucket's current version.", ex),
                 "NoSuchKey" => new GeoDriveException(
                     ErrorIds.ObjectNotFound, ErrorKind.ObjectNotFound,
                     $"The object '{key}' is missing from bucket '{options.Bucket}'.",

@@ -102,7 +102,10 @@ public sealed partial class S3ObjectStore : IObjectStore, IDisposable
         }
     }
 
-    public async Task GetAsync(string key, Stream destination, long offset = 0, long? length = null, CancellationToken cancellationToken = default)
+    public Task GetAsync(string key, Stream destination, long offset = 0, long? length = null, CancellationToken cancellationToken = default) =>
+        GetAsync(key, destination, offset, length, default(ObjectVersion), cancellationToken);
+
+    public async Task GetAsync(string key, Stream destination, long offset, long? length, ObjectVersion expected, CancellationToken cancellationToken = default)
     {
         if (length is 0)
         {
@@ -117,6 +120,17 @@ public sealed partial class S3ObjectStore : IObjectStore, IDisposable
             Key = key,
             ByteRange = length is { } l ? new ByteRange(offset, offset + l - 1) : new ByteRange($"bytes={offset}-"),
         };
+        // Pinned: each range of a recall comes from the one version it started with, or fails (412), so a
+        // replaced object restarts the recall from its new version. The version id only when no ETag is known:
+        // with it, a versioned bucket would go on serving the old version and the change would go unseen.
+        if (!string.IsNullOrEmpty(expected.ETag))
+        {
+            request.EtagToMatch = expected.ETag;
+        }
+        else if (!string.IsNullOrEmpty(expected.VersionId))
+        {
+            request.VersionId = expected.VersionId;
+        }
         // Failover only until the answer starts: once bytes reached the destination, a retry would repeat them.
         using var response = await OnAnyEndpointAsync(key, async client =>
         {

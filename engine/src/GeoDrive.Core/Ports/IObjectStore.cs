@@ -32,6 +32,12 @@ public interface IObjectStore
     /// <summary>Copies the object's bytes (or the range [offset, offset+length)) into <paramref name="destination"/>.</summary>
     Task GetAsync(string key, Stream destination, long offset = 0, long? length = null, CancellationToken cancellationToken = default);
 
+    /// <summary>
+    /// As <see cref="GetAsync(string, Stream, long, long?, CancellationToken)"/>, of exactly <paramref name="expected"/>:
+    /// throws ObjectMismatch (never mixes bytes) when the object was replaced by another version.
+    /// </summary>
+    Task GetAsync(string key, Stream destination, long offset, long? length, ObjectVersion expected, CancellationToken cancellationToken = default);
+
     /// <summary>Lists objects under a prefix ('/' delimited when <paramref name="recursive"/> is false: only direct children).</summary>
     IAsyncEnumerable<ObjectInfo> ListAsync(string prefix, bool recursive = true, CancellationToken cancellationToken = default);
 

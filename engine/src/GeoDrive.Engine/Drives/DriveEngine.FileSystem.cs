@@ -108,7 +108,8 @@ public sealed partial class DriveEngine : IDriveFileSystem
             return 0;
         }
         using var destination = new MemoryStream(buffer.Length);
-        await _store.GetAsync(entry.ObjectKey ?? KeyFor(path), destination, offset, length, cancellationToken);
+        // Pinned as a recall is: a streamed read never mixes two versions of the object.
+        await _store.GetAsync(entry.ObjectKey ?? KeyFor(path), destination, offset, length, new ObjectVersion(entry.ETag, entry.VersionId), cancellationToken);
         var bytes = destination.GetBuffer().AsSpan(0, (int)destination.Length);
         bytes.CopyTo(buffer.Span);
         return bytes.Length;

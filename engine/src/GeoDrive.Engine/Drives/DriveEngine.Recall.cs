@@ -206,7 +206,7 @@ public sealed partial class DriveEngine
             try
             {
                 // The last range is asked open-ended, so an object longer than recorded is noticed (its extra bytes are refused).
-                await _store.GetAsync(session.Key, destination, start + present, last ? null : length - present, cancellationToken);
+                await _store.GetAsync(session.Key, destination, start + present, last ? null : length - present, session.Version, cancellationToken);
                 if (session.PresentOf(range) != length)
                 {
                     throw Mismatch(session.Path, session.Key);

@@ -26,6 +26,7 @@ internal sealed class RecallSession
         Key = key;
         Size = entry.Size;
         ExpectedChecksum = entry.Checksum;
+        Version = new ObjectVersion(entry.ETag, entry.VersionId);
         RangeSize = Math.Max(1, rangeSize);
         RangeCount = Size <= RangeSize ? 1 : (int)((Size + RangeSize - 1) / RangeSize);
         _present = new long[RangeCount];
@@ -48,6 +49,9 @@ internal sealed class RecallSession
     public long Size { get; }
 
     public string? ExpectedChecksum { get; }
+
+    /// <summary>The object version every range is read from (If-Match): a replaced object fails the recall, never mixes.</summary>
+    public ObjectVersion Version { get; }
 
     public long RangeSize { get; }
 
