@@ -139,6 +139,54 @@ public sealed class CrashTests(S3ServerFixture s3) : IAsyncLifetime
         Assert.Equal(bytes, await d.ObjectBytesAsync("big.bin"));
     }
 
+    [Fact]
+    public async Task After_kill_9_right_after_a_folder_rename_a_restart_finishes_its_copies_and_every_file_keeps_its_bytes()
+    {
+        const int files = 1000;
+        using var d = new DriveScenario(s3, DriveScenario.Policy(settle: "0s"));
+        var contents = Enumerable.Range(0, files).Select(i => DriveRig.RandomBytes(1000 + i, i)).ToArray();
+        using (var ps = new PowerShellSession(_service.SocketPath))
+        {
+            ps.Invoke(DriveScenario.NewDriveScript, d.Variables());
+            Assert.Empty(ps.LastErrors);
+            Directory.CreateDirectory(d.Mounted("project"));
+            for (var i = 0; i < files; i++)
+            {
+                await File.WriteAllBytesAsync(d.Mounted($"project/f{i:0000}.bin"), contents[i]);
+            }
+            await DriveScenario.EventuallyAsync(
+                () => (int)ps.Invoke("@(Get-CloudFile -Drive $name -Path 'project/*' | Where-Object State -eq 'Cached').Count", d.Variables()).Single().BaseObject == files,
+                "all files uploaded", seconds: 120);
+        }
+
+        Directory.Move(d.Mounted("project"), d.Mounted("done"));
+        _service.Kill();
+        await _service.StartAsync();
+
+        await DriveScenario.EventuallyAsync(() => Keys(d, "done/").Count == files && Keys(d, "project/").Count == 0,
+            "every object copied to its new key and every old key gone", seconds: 120);
+        for (var i = 0; i < files; i++)
+        {
+            Assert.Equal(contents[i], await d.ObjectBytesAsync($"done/f{i:0000}.bin"));
+            Assert.Equal(contents[i], await File.ReadAllBytesAsync(d.Mounted($"done/f{i:0000}.bin")));
+        }
+    }
+
+    private static List<string> Keys(DriveScenario d, string prefix)
+    {
+        var keys = new List<string>();
+        var request = new Amazon.S3.Model.ListObjectsV2Request { BucketName = d.Bucket, Prefix = prefix };
+        Amazon.S3.Model.ListObjectsV2Response response;
+        do
+        {
+            response = d.S3.Client.ListObjectsV2Async(request).GetAwaiter().GetResult();
+            keys.AddRange((response.S3Objects ?? []).Select(o => o.Key));
+            request.ContinuationToken = response.NextContinuationToken;
+        }
+        while (response.IsTruncated == true);
+        return keys;
+    }
+
     private static List<string> OpenUploads(DriveScenario d) =>
         d.S3.Client.ListMultipartUploadsAsync(d.Bucket).GetAwaiter().GetResult().MultipartUploads?.Select(u => u.UploadId).ToList() ?? [];
 }

@@ -146,6 +146,9 @@ public sealed class BucketJournalTests(S3ServerFixture s3) : IClassFixture<S3Ser
 
         public Task DeleteAsync(string key, CancellationToken cancellationToken = default) => inner.DeleteAsync(key, cancellationToken);
 
+        public Task<ObjectInfo> CopyAsync(string sourceKey, string destinationKey, ObjectVersion expected, IReadOnlyDictionary<string, string>? metadata, IMultipartObserver? observer, CancellationToken cancellationToken = default) =>
+            inner.CopyAsync(sourceKey, destinationKey, expected, metadata, observer, cancellationToken);
+
         public Task GetAsync(string key, Stream destination, long offset, long? length, ObjectVersion expected, CancellationToken cancellationToken = default) =>
             inner.GetAsync(key, destination, offset, length, expected, cancellationToken);
 

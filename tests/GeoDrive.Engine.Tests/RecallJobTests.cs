@@ -246,6 +246,9 @@ public sealed class RecallJobTests(S3ServerFixture s3) : IClassFixture<S3ServerF
         public IAsyncEnumerable<ObjectInfo> ListAsync(string prefix, bool recursive = true, CancellationToken cancellationToken = default) => inner.ListAsync(prefix, recursive, cancellationToken);
         public Task DeleteAsync(string key, CancellationToken cancellationToken = default) => inner.DeleteAsync(key, cancellationToken);
 
+        public Task<ObjectInfo> CopyAsync(string sourceKey, string destinationKey, ObjectVersion expected, IReadOnlyDictionary<string, string>? metadata, Core.Ports.IMultipartObserver? observer, CancellationToken cancellationToken = default) =>
+            inner.CopyAsync(sourceKey, destinationKey, expected, metadata, observer, cancellationToken);
+
         public async Task GetAsync(string key, Stream destination, long offset, long? length, ObjectVersion expected, CancellationToken cancellationToken = default)
         {
             if (Interlocked.Increment(ref _passed) <= passFirst)

@@ -90,6 +90,9 @@ public sealed class RecallVersionTests(S3ServerFixture s3) : IClassFixture<S3Ser
 
         public Task DeleteAsync(string key, CancellationToken cancellationToken = default) => inner.DeleteAsync(key, cancellationToken);
 
+        public Task<ObjectInfo> CopyAsync(string sourceKey, string destinationKey, ObjectVersion expected, IReadOnlyDictionary<string, string>? metadata, IMultipartObserver? observer, CancellationToken cancellationToken = default) =>
+            inner.CopyAsync(sourceKey, destinationKey, expected, metadata, observer, cancellationToken);
+
         public Task AbortMultipartUploadAsync(string key, string uploadId, CancellationToken cancellationToken = default) =>
             inner.AbortMultipartUploadAsync(key, uploadId, cancellationToken);
     }

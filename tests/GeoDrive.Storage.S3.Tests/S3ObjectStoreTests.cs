@@ -1,3 +1,4 @@
+using GeoDrive.Core.Model;
 using System.Security.Cryptography;
 using GeoDrive.Core.Errors;
 using GeoDrive.Storage.S3;
@@ -126,6 +127,40 @@ public sealed class S3ObjectStoreTests(S3ServerFixture s3) : IClassFixture<S3Ser
         Assert.Equal(["a/1", "a/b/2", "c"], all.Order());
         Assert.Equal(["a/1", "a/b/"], top.Order());
         Assert.Null(await store.HeadAsync("c"));
+    }
+
+    [Fact]
+    public async Task A_copy_above_the_single_copy_size_goes_in_ranged_parts_with_the_new_metadata_and_leaves_no_upload_open()
+    {
+        var bucket = s3.CreateBucket();
+        using var store = new S3ObjectStore(new S3StoreOptions
+        {
+            Endpoint = new Uri(s3.Endpoint), Bucket = bucket, AccessKey = s3.AccessKey, SecretKey = s3.SecretKey,
+            MultipartThreshold = 64 * MiB, PartSize = 5 * MiB, MaxSingleCopySize = 5 * MiB,
+        });
+        var bytes = Bytes(12 * MiB + 7, 21);
+        var put = await store.PutAsync("old/name.bin", new MemoryStream(bytes), bytes.Length, new Dictionary<string, string> { ["geodrive-sha256"] = "aa" });
+
+        var copy = await store.CopyAsync("old/name.bin", "new/name.bin", new ObjectVersion(put.ETag, null), new Dictionary<string, string> { ["geodrive-sha256"] = "bb" }, observer: null);
+
+        using var read = new MemoryStream();
+        await store.GetAsync("new/name.bin", read);
+        Assert.Equal(bytes, read.ToArray());
+        Assert.Equal("bb", copy.Metadata["geodrive-sha256"]);
+        Assert.Empty(await store.ListOpenMultipartUploadsAsync());
+    }
+
+    [Fact]
+    public async Task A_copy_of_an_object_replaced_since_its_version_was_recorded_is_refused_as_ObjectMismatch()
+    {
+        using var store = Store();
+        var first = await store.PutAsync("a.bin", new MemoryStream(Bytes(1000, 1)), 1000, new Dictionary<string, string>());
+        await store.PutAsync("a.bin", new MemoryStream(Bytes(1000, 2)), 1000, new Dictionary<string, string>());
+
+        var refused = await Assert.ThrowsAsync<GeoDriveException>(() => store.CopyAsync("a.bin", "b.bin", new ObjectVersion(first.ETag, null), null, null));
+
+        Assert.Equal(ErrorIds.ObjectMismatch, refused.ErrorId);
+        Assert.Null(await store.HeadAsync("b.bin"));
     }
 
     [Fact]

@@ -36,6 +36,9 @@ public sealed class RequestCountingStore(IObjectStore inner) : IObjectStore
 
     public Task DeleteAsync(string key, CancellationToken cancellationToken = default) => inner.DeleteAsync(key, cancellationToken);
 
+    public Task<ObjectInfo> CopyAsync(string sourceKey, string destinationKey, ObjectVersion expected, IReadOnlyDictionary<string, string>? metadata, IMultipartObserver? observer, CancellationToken cancellationToken = default) =>
+        inner.CopyAsync(sourceKey, destinationKey, expected, metadata, observer, cancellationToken);
+
     public Task GetAsync(string key, Stream destination, long offset, long? length, ObjectVersion expected, CancellationToken cancellationToken = default)
     {
         _gets.AddOrUpdate(key, 1, (_, n) => n + 1);

@@ -43,6 +43,9 @@ public sealed class S3StoreOptions
 
     public long PartSize { get; init; } = 16L * 1024 * 1024;
 
+    /// <summary>Objects larger than this are copied in parts (UploadPartCopy): S3 copies at most 5 GiB in one request.</summary>
+    public long MaxSingleCopySize { get; init; } = 5L * 1024 * 1024 * 1024;
+
     /// <summary>How long to wait for a TCP connection before calling the endpoint unreachable.</summary>
     public TimeSpan ConnectTimeout { get; init; } = TimeSpan.FromSeconds(5);
 

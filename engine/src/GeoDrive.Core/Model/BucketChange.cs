@@ -8,6 +8,9 @@ public enum BucketChangeKind
 
     /// <summary>Abort a multipart upload that was started and may not have ended (recorded before its first part).</summary>
     AbortMultipartUpload,
+
+    /// <summary>Copy a renamed clean file's object from its old key to its new one (server side); the old key is deleted after.</summary>
+    CopyObject,
 }
 
 /// <summary>
@@ -21,8 +24,11 @@ public sealed class BucketChange
 
     public BucketChangeKind Kind { get; set; }
 
-    /// <summary>The full object key (prefix included).</summary>
+    /// <summary>The full object key (prefix included): the key deleted, aborted or copied to.</summary>
     public required string Key { get; set; }
+
+    /// <summary>For <see cref="BucketChangeKind.CopyObject"/>: the old key the object is copied from (<see cref="Key"/> is the new one).</summary>
+    public string? SourceKey { get; set; }
 
     /// <summary>The multipart upload's id, for <see cref="BucketChangeKind.AbortMultipartUpload"/>.</summary>
     public string? UploadId { get; set; }

@@ -38,6 +38,14 @@ public interface IObjectStore
     /// </summary>
     Task GetAsync(string key, Stream destination, long offset, long? length, ObjectVersion expected, CancellationToken cancellationToken = default);
 
+    /// <summary>
+    /// Copies an object inside the bucket (server side) if the source is still <paramref name="expected"/>
+    /// (else ObjectMismatch; ObjectNotFound when it is gone), with <paramref name="metadata"/> as its user metadata
+    /// (null: the source's). Large objects are copied in parts, followed by <paramref name="observer"/> as an upload is.
+    /// Returns the copy as a HEAD shows it.
+    /// </summary>
+    Task<ObjectInfo> CopyAsync(string sourceKey, string destinationKey, ObjectVersion expected, IReadOnlyDictionary<string, string>? metadata, IMultipartObserver? observer, CancellationToken cancellationToken = default);
+
     /// <summary>Lists objects under a prefix ('/' delimited when <paramref name="recursive"/> is false: only direct children).</summary>
     IAsyncEnumerable<ObjectInfo> ListAsync(string prefix, bool recursive = true, CancellationToken cancellationToken = default);
 

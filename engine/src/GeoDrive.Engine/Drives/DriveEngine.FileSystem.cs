@@ -254,32 +254,41 @@ public sealed partial class DriveEngine : IDriveFileSystem
             return;
         }
         MoveRecalls(oldPath, newPath);
+        var copies = new List<(string From, string To)>();
         foreach (var path in EntriesAt(newPath, isDirectory))
         {
             using (_locks.AcquireAsync(path).GetAwaiter().GetResult())
             {
                 if (_index.Get(path) is { } entry)
                 {
-                    RenamedLocked(entry);
+                    RenamedLocked(entry, copies);
                 }
             }
         }
+        // One durable write for the whole rename, before it is acknowledged: the copies resume after a crash.
+        _owedChanges.OweCopies(copies);
         Record(DriveEventKind.Rename, newPath, $"Renamed from '{oldPath}'.");
     }
 
-    private void RenamedLocked(FileEntry entry)
+    private void RenamedLocked(FileEntry entry, List<(string From, string To)> copies)
     {
         if (entry.ObjectKey is { } oldKey && oldKey != KeyFor(entry.Path))
         {
-            // The old key holds these bytes until the new name is uploaded; it is no new file to sync down.
+            // The old key holds these bytes until they are under the new one; it is no new file to sync down.
             Tombstone(oldKey);
         }
         switch (entry.State)
         {
             case FileState.Stubbed:
             case FileState.Recalling:
-                // Its bytes stay under the old key (kept in ObjectKey) until it is recalled and rewritten.
+            case FileState.Cached when !_policy.IsExcluded(entry.Path, isDirectory: false):
+                // Clean: the bucket copies its object to the new key (server side), nothing goes up again.
+                // Until then its bytes stay under the old key (kept in ObjectKey), which nothing may overwrite.
                 TrackDisplaced(entry);
+                if (entry.ObjectKey is { } from && from != KeyFor(entry.Path))
+                {
+                    copies.Add((from, KeyFor(entry.Path)));
+                }
                 break;
             default:
                 if (LocalFile.Read(LocalPath(entry.Path)) is { } local)

@@ -15,6 +15,7 @@ public sealed partial class DriveEngine
         Directory.CreateDirectory(Options.InternalPath);
         var report = new RecoveryReport();
 
+        var copiesOwed = new List<(string From, string To)>();
         foreach (var entry in _index.All().ToList())
         {
             cancellationToken.ThrowIfCancellationRequested();
@@ -31,6 +32,11 @@ public sealed partial class DriveEngine
             {
                 // Renamed away from that key, whose bytes it still needs: never synced down as a new file.
                 Tombstone(recordedKey);
+                if (entry.State is FileState.Cached or FileState.Stubbed or FileState.Recalling && !_owedChanges.IsCopyOwedTo(KeyFor(entry.Path)))
+                {
+                    // Renamed clean, its copy not journaled (a crash between the index's rename and the journal): owed now.
+                    copiesOwed.Add((recordedKey, KeyFor(entry.Path)));
+                }
             }
             switch (entry.State)
             {
@@ -61,6 +67,8 @@ public sealed partial class DriveEngine
                     break;
             }
         }
+
+        _owedChanges.OweCopies(copiesOwed);
 
         foreach (var file in EnumerateCacheFiles())
         {

@@ -161,6 +161,17 @@ public sealed partial class DriveEngine
     private async Task<int> SettleOwedChangesAsync(CancellationToken cancellationToken)
     {
         var deleted = 0;
+        // A settled copy owes its old key's delete: a second pass takes it in the same tick.
+        for (var pass = 0; pass < 2; pass++)
+        {
+            deleted += await SettleDueChangesAsync(cancellationToken);
+        }
+        return deleted;
+    }
+
+    private async Task<int> SettleDueChangesAsync(CancellationToken cancellationToken)
+    {
+        var deleted = 0;
         foreach (var change in _owedChanges.Due(Options.TickBatchSize))
         {
             try
@@ -169,6 +180,10 @@ public sealed partial class DriveEngine
                 {
                     await _store.AbortMultipartUploadAsync(change.Key, change.UploadId!, cancellationToken);
                     _owedChanges.Done(change);
+                }
+                else if (change.Kind == BucketChangeKind.CopyObject)
+                {
+                    await SettleCopyAsync(change, cancellationToken);
                 }
                 else if (await DeleteOwedObjectAsync(change, cancellationToken))
                 {
@@ -217,6 +232,99 @@ public sealed partial class DriveEngine
         }
     }
 
+    /// <summary>
+    /// A renamed clean file's object is copied to its new key (server side, pinned to the version the entry
+    /// records), verified, recorded, and then its old key is owed a delete. The file's uploads are held off
+    /// meanwhile; its lock only around the decisions, so opening it never waits for the copy. A file changed
+    /// meanwhile is uploaded instead; an object replaced or gone in the bucket makes a Cached file upload its
+    /// own bytes.
+    /// </summary>
+    private async Task SettleCopyAsync(BucketChange change, CancellationToken cancellationToken)
+    {
+        var from = change.SourceKey!;
+        if (OwnPathOf(change.Key) is not { } path)
+        {
+            _owedChanges.Done(change);
+            return;
+        }
+        using (await _uploadLocks.AcquireAsync(path, cancellationToken))
+        {
+            FileEntry entry;
+            Dictionary<string, string>? metadata = null;
+            using (await _locks.AcquireAsync(path, cancellationToken))
+            {
+                if (_index.Get(path) is not { State: FileState.Cached or FileState.Stubbed } current || current.ObjectKey != from)
+                {
+                    if (_index.Get(path)?.ObjectKey == change.Key)
+                    {
+                        // Copied and recorded before a crash: only the old key's delete may be missing.
+                        _owedChanges.OweDeletes([from]);
+                    }
+                    // Otherwise changed (its upload deletes the old key once verified), deleted or moved on.
+                    _owedChanges.Done(change);
+                    return;
+                }
+                entry = current;
+                if (entry.Checksum is { } sha256)
+                {
+                    // The new path's own metadata (its policy tags may differ); a foreign object keeps its own.
+                    var mode = LocalFile.Read(LocalPath(path))?.Mode ?? UnixFileMode.UserRead | UnixFileMode.UserWrite;
+                    metadata = ObjectLayout.MetadataFor(sha256, entry.Size, entry.ModifiedUtc, mode);
+                    ObjectLayout.AddTags(metadata, _policy.TagsFor(path), path, entry.ModifiedUtc);
+                }
+            }
+            ObjectInfo copied;
+            try
+            {
+                var multipart = new JournaledMultipart(_owedChanges, change.Key, static () => true);
+                copied = await _store.CopyAsync(from, change.Key, new ObjectVersion(entry.ETag, entry.VersionId), metadata, multipart, cancellationToken);
+            }
+            catch (GeoDriveException ex) when (ex.ErrorId is ErrorIds.ObjectMismatch or ErrorIds.ObjectNotFound)
+            {
+                _owedChanges.Done(change);
+                await CopyFailedAsync(path, from, ex, cancellationToken);
+                return;
+            }
+            using (await _locks.AcquireAsync(path, cancellationToken))
+            {
+                var now = _index.Get(path);
+                if (now is null || now.Generation != entry.Generation || now.ObjectKey != from
+                    || copied.Size != entry.Size || (entry.Checksum is { } sha && RecordedChecksum(copied) != sha))
+                {
+                    // Deleted or changed during the copy (its own upload or delete covers the keys), or a copy
+                    // that does not hold the bytes: the new key's object is not this file's; tried as a delete.
+                    _owedChanges.OweDeletes([change.Key]);
+                    _owedChanges.Done(change);
+                    return;
+                }
+                now.ObjectKey = change.Key;
+                now.ETag = copied.ETag;
+                now.VersionId = copied.VersionId;
+                _index.Put(now);
+                _displaced.TryRemove(new KeyValuePair<string, string>(from, path));
+            }
+            // After the entry names the new key (a crash between leaves an old copy, never the only one).
+            _owedChanges.OweDeletes([from]);
+            _owedChanges.Done(change);
+        }
+    }
+
+    /// <summary>The old object is gone or replaced: a Cached file uploads its own bytes; a stub keeps its stale record and says so.</summary>
+    private async Task CopyFailedAsync(string path, string from, GeoDriveException error, CancellationToken cancellationToken)
+    {
+        using (await _locks.AcquireAsync(path, cancellationToken))
+        {
+            if (_index.Get(path) is { State: FileState.Cached } cached && cached.ObjectKey == from && LocalFile.Read(LocalPath(path)) is { } local)
+            {
+                ApplyChange(cached, local);
+                _index.Put(cached);
+                QueueIfDue(cached);
+                return;
+            }
+        }
+        Record(DriveEventKind.Error, path, $"The renamed file's object could not be copied to its new name: {error.Message}", error.ErrorId);
+    }
+
     /// <summary>The drive path a key of this drive's prefix names, or null for a key that names none.</summary>
     private string? OwnPathOf(string key)
     {
@@ -236,7 +344,7 @@ public sealed partial class DriveEngine
 
     private bool IsKeyInUse(string key)
     {
-        if (_displaced.ContainsKey(key))
+        if (_displaced.ContainsKey(key) || _owedChanges.IsCopySource(key))
         {
             return true;
         }

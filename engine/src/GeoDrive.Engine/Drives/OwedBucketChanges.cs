@@ -20,6 +20,8 @@ internal sealed class OwedBucketChanges
     private readonly Dictionary<long, BucketChange> _owed = [];
     // Keys with an owed delete -> the change's id.
     private readonly ConcurrentDictionary<string, long> _deletes = new(StringComparer.Ordinal);
+    // Source keys of owed copies -> how many copies read them (their bytes must stay until then).
+    private readonly ConcurrentDictionary<string, int> _copySources = new(StringComparer.Ordinal);
 
     public OwedBucketChanges(IBucketJournal journal, IClock clock, TimeSpan maxRetryDelay)
     {
@@ -31,10 +33,66 @@ internal sealed class OwedBucketChanges
             // Left by an earlier run: whatever it was waiting for (an upload in flight) ended with that run.
             change.NextAttemptUtc = null;
             _owed[change.Id] = change;
-            if (change.Kind == BucketChangeKind.DeleteObject)
+            Track(change);
+        }
+    }
+
+    private void Track(BucketChange change)
+    {
+        if (change.Kind == BucketChangeKind.DeleteObject)
+        {
+            _deletes[change.Key] = change.Id;
+        }
+        else if (change.Kind == BucketChangeKind.CopyObject && change.SourceKey is { } source)
+        {
+            _copySources.AddOrUpdate(source, 1, (_, n) => n + 1);
+        }
+    }
+
+    private void Untrack(BucketChange change)
+    {
+        if (change.Kind == BucketChangeKind.DeleteObject)
+        {
+            _deletes.TryRemove(new KeyValuePair<string, long>(change.Key, change.Id));
+        }
+        else if (change.Kind == BucketChangeKind.CopyObject && change.SourceKey is { } source)
+        {
+            if (_copySources.AddOrUpdate(source, 0, (_, n) => n - 1) <= 0)
             {
-                _deletes[change.Key] = change.Id;
+                _copySources.TryRemove(new KeyValuePair<string, int>(source, 0));
             }
+        }
+    }
+
+    /// <summary>Journals server-side copies (one durable write): <paramref name="copies"/> are (old key, new key).</summary>
+    public void OweCopies(IEnumerable<(string From, string To)> copies)
+    {
+        var now = _clock.UtcNow;
+        var changes = copies.Select(c => new BucketChange { Kind = BucketChangeKind.CopyObject, Key = c.To, SourceKey = c.From, CreatedUtc = now }).ToList();
+        if (changes.Count == 0)
+        {
+            return;
+        }
+        _journal.Add(changes);
+        lock (_gate)
+        {
+            foreach (var change in changes)
+            {
+                _owed[change.Id] = change;
+                Track(change);
+            }
+        }
+    }
+
+    /// <summary>True while an owed copy still reads <paramref name="key"/>: its bytes must stay.</summary>
+    public bool IsCopySource(string key) => _copySources.ContainsKey(key);
+
+    /// <summary>True when a copy to <paramref name="key"/> is owed (recovery need not owe another).</summary>
+    public bool IsCopyOwedTo(string key)
+    {
+        lock (_gate)
+        {
+            return _owed.Values.Any(c => c.Kind == BucketChangeKind.CopyObject && c.Key == key);
         }
     }
 
@@ -67,7 +125,7 @@ internal sealed class OwedBucketChanges
             foreach (var change in changes)
             {
                 _owed[change.Id] = change;
-                _deletes[change.Key] = change.Id;
+                Track(change);
             }
         }
     }
@@ -122,13 +180,14 @@ internal sealed class OwedBucketChanges
     public void Done(BucketChange change)
     {
         _journal.Remove(change.Id);
+        bool removed;
         lock (_gate)
         {
-            _owed.Remove(change.Id);
+            removed = _owed.Remove(change.Id);
         }
-        if (change.Kind == BucketChangeKind.DeleteObject)
+        if (removed)
         {
-            _deletes.TryRemove(new KeyValuePair<string, long>(change.Key, change.Id));
+            Untrack(change);
         }
     }
 

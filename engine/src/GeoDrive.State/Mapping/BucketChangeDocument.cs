@@ -17,6 +17,7 @@ internal static class BucketChangeDocument
             ["attempts"] = change.Attempts,
         };
         if (change.UploadId is not null) doc["uploadId"] = change.UploadId;
+        if (change.SourceKey is not null) doc["source"] = change.SourceKey;
         if (change.NextAttemptUtc is { } next) doc["next"] = Ticks.From(next);
         if (change.LastError is not null) doc["lastError"] = change.LastError;
         return doc;
@@ -28,6 +29,7 @@ internal static class BucketChangeDocument
         Kind = Enum.Parse<BucketChangeKind>(doc["kind"].AsString),
         Key = doc["key"].AsString,
         UploadId = doc["uploadId"].IsNull ? null : doc["uploadId"].AsString,
+        SourceKey = doc["source"].IsNull ? null : doc["source"].AsString,
         CreatedUtc = Ticks.To(doc["created"].AsInt64),
         Attempts = doc["attempts"].AsInt32,
         NextAttemptUtc = doc["next"].IsNull ? null : Ticks.To(doc["next"].AsInt64),
