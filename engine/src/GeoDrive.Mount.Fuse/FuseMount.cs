@@ -191,10 +191,20 @@ public sealed partial class FuseMount : IDisposable
 
     /// <summary>
     /// A service killed while mounted leaves the kernel mount behind ("Transport endpoint is not
-    /// connected"); it is detached before mounting again.
+    /// connected"); it is detached before mounting again. The drive's cache is ours (its index is locked),
+    /// so any GeoDrive mount still at its mount path is a dead one: every layer is detached, also one whose
+    /// root still answers from the kernel's attribute cache (a restart within the attribute timeout once
+    /// stacked a new mount on a dead one, and the next restart found the path gone).
     /// </summary>
     private static void ClearStaleMount(string path)
     {
+        for (var layer = 0; layer < 8 && IsGeoDriveMountPoint(path); layer++)
+        {
+            if (LibC.UMount2(path, LibC.MntDetach) != 0)
+            {
+                RunFusermount(path);
+            }
+        }
         var buffer = Marshal.AllocHGlobal(512);
         try
         {
@@ -211,6 +221,31 @@ public sealed partial class FuseMount : IDisposable
         {
             RunFusermount(path);
         }
+    }
+
+    /// <summary>Whether /proc/self/mountinfo lists a GeoDrive FUSE mount (type fuse.geodrive) at <paramref name="path"/>.</summary>
+    private static bool IsGeoDriveMountPoint(string path)
+    {
+        try
+        {
+            foreach (var line in File.ReadLines("/proc/self/mountinfo"))
+            {
+                // "id parent major:minor root mountpoint options ... - fstype source superoptions"; spaces in paths are \040.
+                var fields = line.Split(' ');
+                var separator = Array.IndexOf(fields, "-");
+                if (fields.Length > 4 && separator > 0 && separator + 1 < fields.Length
+                    && fields[separator + 1] == "fuse.geodrive"
+                    && fields[4].Replace("\\040", " ", StringComparison.Ordinal).Replace("\\011", "\t", StringComparison.Ordinal) == path)
+                {
+                    return true;
+                }
+            }
+        }
+        catch (IOException)
+        {
+            // No /proc: the lstat check below is all there is.
+        }
+        return false;
     }
 
     private static void RunFusermount(string path)

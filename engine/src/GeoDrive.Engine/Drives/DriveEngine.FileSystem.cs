@@ -246,31 +246,49 @@ public sealed partial class DriveEngine : IDriveFileSystem
     /// </summary>
     public void Renamed(string oldPath, string newPath, Caller caller, bool isDirectory)
     {
-        // Before the index shows the new name, so no stub scan can find it without its open handles.
-        MoveOpenPaths(oldPath, newPath);
-        var moved = _index.Rename(oldPath, newPath);
+        // The index moves while no transition of a moving file (or of the file it replaces) is under way,
+        // so none can write its entry back under the old name afterwards. Nobody else holds two path locks,
+        // and these are taken in one order, so this cannot deadlock.
+        var held = EntriesAt(oldPath, isDirectory).Append(newPath).Distinct(StringComparer.Ordinal).Order(StringComparer.Ordinal)
+            .Select(path => _locks.AcquireAsync(path).GetAwaiter().GetResult()).ToList();
+        int moved;
+        try
+        {
+            // Before the index shows the new name, so no stub scan can find it without its open handles.
+            MoveOpenPaths(oldPath, newPath);
+            moved = _index.Rename(oldPath, newPath);
+            if (moved > 0)
+            {
+                MoveRecalls(oldPath, newPath);
+            }
+        }
+        finally
+        {
+            held.ForEach(h => h.Dispose());
+        }
         if (moved == 0)
         {
             return;
         }
-        MoveRecalls(oldPath, newPath);
         var copies = new List<(string From, string To)>();
+        var strays = new List<string>();
         foreach (var path in EntriesAt(newPath, isDirectory))
         {
             using (_locks.AcquireAsync(path).GetAwaiter().GetResult())
             {
                 if (_index.Get(path) is { } entry)
                 {
-                    RenamedLocked(entry, copies);
+                    RenamedLocked(entry, oldPath + path[newPath.Length..], copies, strays);
                 }
             }
         }
-        // One durable write for the whole rename, before it is acknowledged: the copies resume after a crash.
+        // One durable write each for the whole rename, before it is acknowledged: they resume after a crash.
         _owedChanges.OweCopies(copies);
+        _owedChanges.OweDeletes(strays);
         Record(DriveEventKind.Rename, newPath, $"Renamed from '{oldPath}'.");
     }
 
-    private void RenamedLocked(FileEntry entry, List<(string From, string To)> copies)
+    private void RenamedLocked(FileEntry entry, string oldPath, List<(string From, string To)> copies, List<string> strays)
     {
         if (entry.ObjectKey is { } oldKey && oldKey != KeyFor(entry.Path))
         {
@@ -291,6 +309,12 @@ public sealed partial class DriveEngine : IDriveFileSystem
                 }
                 break;
             default:
+                if (KeyFor(oldPath) != entry.ObjectKey)
+                {
+                    // Changed locally, so its bytes are here: whatever an upload under the old name left there
+                    // (one that landed while the file changed records no object) goes, once no file lives there.
+                    strays.Add(KeyFor(oldPath));
+                }
                 if (LocalFile.Read(LocalPath(entry.Path)) is { } local)
                 {
                     ApplyChange(entry, local);

@@ -132,7 +132,7 @@ public sealed partial class DriveEngine
             {
                 await FetchAsync(session);
             }
-            using (await _locks.AcquireAsync(session.Path))
+            using (await AcquireRecallPathAsync(session))
             {
                 try
                 {
@@ -146,6 +146,21 @@ public sealed partial class DriveEngine
             session.Ended();
         }, CancellationToken.None);
         return session;
+    }
+
+    /// <summary>The lock of the recalling file's path as it is once held: a rename may move the file while this waits.</summary>
+    private async Task<IDisposable> AcquireRecallPathAsync(RecallSession session)
+    {
+        while (true)
+        {
+            var path = session.Path;
+            var held = await _locks.AcquireAsync(path);
+            if (path == session.Path)
+            {
+                return held;
+            }
+            held.Dispose();
+        }
     }
 
     /// <summary>Fetches every range and hashes the file; completes or fails <see cref="RecallSession.Data"/>, never throws.</summary>

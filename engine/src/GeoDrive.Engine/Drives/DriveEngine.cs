@@ -203,26 +203,24 @@ public sealed partial class DriveEngine
     }
 
     /// <summary>
-    /// Deletes an owed key unless a file lives (or is about to be uploaded) under it again. The key's own
-    /// file is held off meanwhile (its upload and its lock), so no upload to the key can land before the delete.
+    /// Deletes an owed key unless a file lives (or is about to be uploaded) under it again, which ends the
+    /// debt. While a renamed file still needs the key's bytes (its copy or recall is pending) the delete
+    /// waits. The key's own file is held off meanwhile (its upload and its lock), so no upload to the key
+    /// can land before the delete.
     /// </summary>
     private async Task<bool> DeleteOwedObjectAsync(BucketChange change, CancellationToken cancellationToken)
     {
         var key = change.Key;
-        if (IsKeyInUse(key))
+        if (!MayDeleteNow(change))
         {
-            _owedChanges.Done(change);
-            ForgetTombstone(key);
             return false;
         }
         var path = OwnPathOf(key);
         using (path is null ? null : await _uploadLocks.AcquireAsync(path, cancellationToken))
         using (path is null ? null : await _locks.AcquireAsync(path, cancellationToken))
         {
-            if (IsKeyInUse(key))
+            if (!MayDeleteNow(change))
             {
-                _owedChanges.Done(change);
-                ForgetTombstone(key);
                 return false;
             }
             await _store.DeleteAsync(key, cancellationToken);
@@ -230,6 +228,18 @@ public sealed partial class DriveEngine
             ForgetTombstone(key);
             return true;
         }
+    }
+
+    /// <summary>False when the delete is no longer owed (it is then done) or must wait (it stays owed, due at the next tick).</summary>
+    private bool MayDeleteNow(BucketChange change)
+    {
+        if (OwnPathOf(change.Key) is { } path && _index.Get(path) is not null)
+        {
+            _owedChanges.Done(change);
+            ForgetTombstone(change.Key);
+            return false;
+        }
+        return !IsDisplacedStillNeeded(change.Key) && !_owedChanges.IsCopySource(change.Key);
     }
 
     /// <summary>
@@ -342,13 +352,24 @@ public sealed partial class DriveEngine
         }
     }
 
-    private bool IsKeyInUse(string key)
+
+    /// <summary>
+    /// Whether a renamed clean file still has its only bucket copy under <paramref name="key"/>. Checked
+    /// against the index, so a claim left behind (the file was uploaded anew, deleted or moved on) never
+    /// keeps an old key for ever; such a claim is dropped here.
+    /// </summary>
+    private bool IsDisplacedStillNeeded(string key)
     {
-        if (_displaced.ContainsKey(key) || _owedChanges.IsCopySource(key))
+        if (!_displaced.TryGetValue(key, out var holder))
+        {
+            return false;
+        }
+        if (_index.Get(holder) is { State: FileState.Stubbed or FileState.Recalling or FileState.Cached } entry && entry.ObjectKey == key)
         {
             return true;
         }
-        return OwnPathOf(key) is { } path && _index.Get(path) is not null;
+        _displaced.TryRemove(new KeyValuePair<string, string>(key, holder));
+        return false;
     }
 
     /// <summary>Before <paramref name="key"/> is overwritten: a renamed stub whose bytes still live there comes home first.</summary>

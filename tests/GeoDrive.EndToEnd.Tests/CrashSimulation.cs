@@ -1,0 +1,489 @@
+using System.Text;
+using GeoDrive.Api;
+using GeoDrive.TestSupport;
+
+namespace GeoDrive.EndToEnd.Tests;
+
+/// <summary>
+/// A seeded random run against the real service (kill -9 and restart included), a real FUSE mount, a
+/// real S3 server behind the fault proxy (for outages) and the drive's LiteDB index, checked against a
+/// model of what every file must hold. The same seed replays the same operations: the seed is in every
+/// failure message. After each round, once the drive settled: every file reads back the model's bytes,
+/// the bucket holds exactly the model's files (no ghost, none missing, no zeros), no multipart upload is
+/// open, and the index lists exactly the model's files.
+/// </summary>
+public sealed class CrashSimulation(S3TestServer s3, ServiceProcess service, int seed, Action<string> log)
+{
+    private static readonly string[] Folders = ["", "docs", "docs/old", "media", "scans"];
+
+    private readonly Random _random = new(seed);
+    private readonly Dictionary<string, byte[]> _files = new(StringComparer.Ordinal);
+    private readonly HashSet<string> _folders = new(StringComparer.Ordinal) { "" };
+    private readonly StringBuilder _trace = new();
+    private DriveScenario _scenario = null!;
+    private FaultProxy _proxy = null!;
+    private bool _outage;
+    private int _operation;
+
+    public int Seed => seed;
+
+    /// <summary>Per round: operations run, kills, and how long the drive took to settle.</summary>
+    public List<(int Round, int Operations, int Kills, TimeSpan Settle)> Rounds { get; } = [];
+
+    private static string PolicyYaml(string settle) => $$"""
+        apiVersion: geodrive/v1
+        kind: CloudDrivePolicy
+        metadata: { name: crash-simulation }
+        spec:
+          stubbing: { enabled: true, accessWait: 30d }
+          upload: { settle: {{settle}} }
+          excludes: [ "**/*.tmp" ]
+          transfer: { multipart: { threshold: 5MiB, partSize: 5MiB } }
+        """;
+
+    public async Task RunAsync(int rounds, int operationsPerRound, int killsPerRound)
+    {
+        using var proxy = _proxy = new FaultProxy(s3.Endpoint);
+        using var scenario = _scenario = new DriveScenario(s3, PolicyYaml("0s"));
+        using (var ps = new PowerShellSession(service.SocketPath))
+        {
+            ps.Invoke(DriveScenario.NewDriveScript, scenario.Variables(endpoint: proxy.Endpoint));
+            Assert.True(ps.LastErrors.Count == 0, string.Join("\n", ps.LastErrors));
+        }
+        try
+        {
+            await RunRoundsAsync(rounds, operationsPerRound, killsPerRound);
+        }
+        catch
+        {
+            // Kept where the run's folders are removed: the whole story of a failed seed, for whoever replays it.
+            var keep = Path.Combine(Path.GetTempPath(), $"geodrive-crash-{seed}");
+            await File.WriteAllTextAsync(keep + ".operations.txt", _trace.ToString());
+            await File.WriteAllTextAsync(keep + ".service.log", service.ReadLog());
+            log($"every operation and the service's log of seed {seed}: {keep}.operations.txt, {keep}.service.log");
+            log(LastTrace());
+            throw;
+        }
+    }
+
+    private async Task RunRoundsAsync(int rounds, int operationsPerRound, int killsPerRound)
+    {
+        var slowest = new List<(long Ms, string What)>();
+        for (var round = 1; round <= rounds; round++)
+        {
+            var kills = Enumerable.Range(0, killsPerRound).Select(_ => _random.Next(operationsPerRound)).ToHashSet();
+            for (var i = 0; i < operationsPerRound; i++)
+            {
+                _operation++;
+                if (kills.Contains(i))
+                {
+                    await KillAndRestartAsync();
+                }
+                var watch = System.Diagnostics.Stopwatch.StartNew();
+                var before = _trace.Length;
+                await RunOneAsync();
+                slowest.Add((watch.ElapsedMilliseconds, _trace.ToString(before, Math.Min(80, _trace.Length - before)).Trim()));
+            }
+            log("slowest operations: " + string.Join("; ", slowest.OrderByDescending(o => o.Ms).Take(5).Select(o => $"{o.What} {o.Ms} ms")));
+            slowest.Clear();
+            var settled = await CheckRoundAsync(round);
+            Rounds.Add((round, operationsPerRound, kills.Count, settled));
+            log($"round {round}: {operationsPerRound} operations, {kills.Count} kills, settled in {settled.TotalSeconds:0.0} s");
+        }
+    }
+
+    private string Where => $"seed {seed}, operation {_operation} (replay: GEODRIVE_CRASH_SEED={seed}); last operations:\n{LastTrace()}";
+
+    private string LastTrace()
+    {
+        var lines = _trace.ToString().Split('\n', StringSplitOptions.RemoveEmptyEntries);
+        return string.Join("\n", lines.TakeLast(25));
+    }
+
+    private void Trace(string what) => _trace.Append(_operation).Append(": ").AppendLine(what);
+
+    private string Mounted(string path) => _scenario.Mounted(path);
+
+    private byte[] NewContent()
+    {
+        var roll = _random.Next(100);
+        var size = roll < 88 ? _random.Next(0, 64 * 1024) : roll < 98 ? _random.Next(64 * 1024, 1 << 20) : (6 << 20) + _random.Next(1 << 20);
+        var bytes = new byte[size];
+        _random.NextBytes(bytes);
+        return bytes;
+    }
+
+    private string NewName()
+    {
+        var folder = _folders.ElementAt(_random.Next(_folders.Count));
+        string path;
+        do
+        {
+            var name = $"f{_random.Next(1000):D3}{(_random.Next(10) == 0 ? ".tmp" : ".bin")}";
+            path = folder.Length == 0 ? name : folder + "/" + name;
+        }
+        while (_files.ContainsKey(path) || _folders.Contains(path));
+        return path;
+    }
+
+    private string? AnyFile() => _files.Count == 0 ? null : _files.Keys.ElementAt(_random.Next(_files.Count));
+
+    private async Task RunOneAsync()
+    {
+        var roll = _random.Next(100);
+        switch (roll)
+        {
+            case < 16: await CreateAsync(); break;
+            case < 26: await OverwriteAsync(); break;
+            case < 34: await AppendAsync(); break;
+            case < 38: await TruncateAsync(); break;
+            case < 48: RenameFile(); break;
+            case < 51: RenameFolder(); break;
+            case < 58: Delete(); break;
+            case < 62: await HoldOpenAsync(); break;
+            case < 74: await ForceStubAsync(); break;
+            case < 94: await ReadAsync(); break;
+            case < 96: await ReloadPolicyAsync(); break;
+            default: ToggleOutage(); break;
+        }
+    }
+
+    private async Task CreateAsync()
+    {
+        if (_random.Next(8) == 0)
+        {
+            var folder = Folders.FirstOrDefault(f => !_folders.Contains(f) && (f.LastIndexOf('/') < 0 || _folders.Contains(f[..f.LastIndexOf('/')])));
+            if (folder is null)
+            {
+                return;
+            }
+            Trace($"mkdir {folder}");
+            Directory.CreateDirectory(Mounted(folder));
+            _folders.Add(folder);
+            return;
+        }
+        var path = NewName();
+        var bytes = NewContent();
+        Trace($"create {path} ({bytes.Length} bytes)");
+        await File.WriteAllBytesAsync(Mounted(path), bytes);
+        _files[path] = bytes;
+    }
+
+    private async Task OverwriteAsync()
+    {
+        if (AnyFile() is not { } path)
+        {
+            return;
+        }
+        var bytes = NewContent();
+        Trace($"overwrite {path} ({bytes.Length} bytes)");
+        if (!await TryWriteAsync(path, () => File.WriteAllBytesAsync(Mounted(path), bytes)))
+        {
+            return;
+        }
+        _files[path] = bytes;
+    }
+
+    private async Task AppendAsync()
+    {
+        if (AnyFile() is not { } path)
+        {
+            return;
+        }
+        var more = new byte[_random.Next(1, 20_000)];
+        _random.NextBytes(more);
+        Trace($"append {path} (+{more.Length})");
+        if (!await TryWriteAsync(path, async () =>
+        {
+            await using var stream = new FileStream(Mounted(path), FileMode.Append, FileAccess.Write);
+            await stream.WriteAsync(more);
+        }))
+        {
+            return;
+        }
+        _files[path] = [.. _files[path], .. more];
+    }
+
+    private async Task TruncateAsync()
+    {
+        if (AnyFile() is not { } path)
+        {
+            return;
+        }
+        var length = _random.Next(3) == 0 ? 0 : _random.Next(_files[path].Length + 1);
+        Trace($"truncate {path} to {length}");
+        if (!await TryWriteAsync(path, () =>
+        {
+            using var stream = new FileStream(Mounted(path), FileMode.Open, FileAccess.Write);
+            stream.SetLength(length);
+            return Task.CompletedTask;
+        }))
+        {
+            return;
+        }
+        _files[path] = _files[path][..length];
+    }
+
+    /// <summary>
+    /// A write that must open the file: a stub is recalled first, which needs the endpoint. During an
+    /// outage an error is allowed (nothing changed); out of one, an error is a failure.
+    /// </summary>
+    private async Task<bool> TryWriteAsync(string path, Func<Task> write)
+    {
+        try
+        {
+            await write();
+            return true;
+        }
+        catch (IOException ex) when (_outage)
+        {
+            Trace($"  refused during the outage: {ex.Message}");
+            return false;
+        }
+        catch (UnauthorizedAccessException ex) when (_outage)
+        {
+            Trace($"  refused during the outage: {ex.Message}");
+            return false;
+        }
+    }
+
+    private void RenameFile()
+    {
+        if (AnyFile() is not { } from)
+        {
+            return;
+        }
+        var to = NewName();
+        Trace($"rename {from} -> {to}");
+        File.Move(Mounted(from), Mounted(to));
+        _files[to] = _files[from];
+        _files.Remove(from);
+    }
+
+    private void RenameFolder()
+    {
+        var candidates = _folders.Where(f => f.Length > 0).ToList();
+        if (candidates.Count == 0)
+        {
+            return;
+        }
+        var from = candidates[_random.Next(candidates.Count)];
+        var parent = from.Contains('/') ? from[..from.LastIndexOf('/')] : "";
+        var to = (parent.Length == 0 ? "" : parent + "/") + $"r{_random.Next(1000):D3}";
+        if (_folders.Contains(to) || _files.ContainsKey(to))
+        {
+            return;
+        }
+        Trace($"rename folder {from} -> {to}");
+        Directory.Move(Mounted(from), Mounted(to));
+        foreach (var folder in _folders.Where(f => f == from || f.StartsWith(from + "/", StringComparison.Ordinal)).ToList())
+        {
+            _folders.Remove(folder);
+            _folders.Add(to + folder[from.Length..]);
+        }
+        foreach (var file in _files.Keys.Where(f => f.StartsWith(from + "/", StringComparison.Ordinal)).ToList())
+        {
+            _files[to + file[from.Length..]] = _files[file];
+            _files.Remove(file);
+        }
+    }
+
+    private void Delete()
+    {
+        if (AnyFile() is not { } path)
+        {
+            return;
+        }
+        Trace($"delete {path}");
+        File.Delete(Mounted(path));
+        _files.Remove(path);
+    }
+
+    /// <summary>An application holds the file open, writes, the file is renamed and a stub is asked for meanwhile, then it writes again and closes.</summary>
+    private async Task HoldOpenAsync()
+    {
+        if (AnyFile() is not { } path)
+        {
+            return;
+        }
+        var first = new byte[_random.Next(1, 10_000)];
+        var second = new byte[_random.Next(1, 10_000)];
+        _random.NextBytes(first);
+        _random.NextBytes(second);
+        var rename = _random.Next(2) == 0 ? NewName() : null;
+        Trace($"hold {path} open (+{first.Length}, rename to {rename ?? "-"}, stub, +{second.Length})");
+        FileStream stream;
+        try
+        {
+            stream = new FileStream(Mounted(path), FileMode.Append, FileAccess.Write);
+        }
+        catch (IOException) when (_outage)
+        {
+            return;
+        }
+        await using (stream)
+        {
+            await stream.WriteAsync(first);
+            await stream.FlushAsync();
+            var final = path;
+            if (rename is not null)
+            {
+                File.Move(Mounted(path), Mounted(rename));
+                _files[rename] = _files[path];
+                _files.Remove(path);
+                final = rename;
+            }
+            _files[final] = [.. _files[final], .. first];
+            await StubQuietlyAsync(final);
+            await stream.WriteAsync(second);
+            _files[final] = [.. _files[final], .. second];
+        }
+    }
+
+    private async Task ForceStubAsync()
+    {
+        if (AnyFile() is not { } path)
+        {
+            return;
+        }
+        Trace($"force-stub {path}");
+        await StubQuietlyAsync(path);
+    }
+
+    /// <summary>Invoke-ForceStub: refused for a file that is not verified in the bucket or is open, which is fine.</summary>
+    private async Task StubQuietlyAsync(string path)
+    {
+        using var client = new GeoDriveClient(service.SocketPath, TimeSpan.FromSeconds(60));
+        var results = await client.StubAsync(Drive(), new FileActionRequest { Paths = [path], Literal = true });
+        Trace($"  stub: {string.Join(", ", results.Select(r => $"{r.State} {r.ErrorId}"))}");
+    }
+
+    private string Drive() => _scenario.Name;
+
+    private async Task ReadAsync()
+    {
+        if (AnyFile() is not { } path)
+        {
+            return;
+        }
+        Trace($"read {path}");
+        byte[] read;
+        try
+        {
+            read = await File.ReadAllBytesAsync(Mounted(path));
+        }
+        catch (IOException ex) when (_outage)
+        {
+            Trace($"  refused during the outage: {ex.Message}");
+            return;
+        }
+        AssertSame(path, _files[path], read, "read through the mount");
+    }
+
+    private async Task ReloadPolicyAsync()
+    {
+        var settle = _random.Next(2) == 0 ? "0s" : "1s";
+        Trace($"policy reload: settle {settle}");
+        await File.WriteAllTextAsync(_scenario.PolicyPath, PolicyYaml(settle));
+    }
+
+    private void ToggleOutage()
+    {
+        _outage = !_outage;
+        Trace(_outage ? "endpoint down" : "endpoint up");
+        if (_outage)
+        {
+            _proxy.Stop();
+        }
+        else
+        {
+            _proxy.Start();
+        }
+    }
+
+    private async Task KillAndRestartAsync()
+    {
+        Trace("kill -9 and restart");
+        service.Kill();
+        await service.StartAsync();
+        using var client = new GeoDriveClient(service.SocketPath, TimeSpan.FromSeconds(10));
+        await Eventually(async () => (await client.GetDriveAsync(Drive())).Mounted && Directory.Exists(Mounted("")), "the drive mounted again after the restart", 60);
+    }
+
+    private async Task<TimeSpan> CheckRoundAsync(int round)
+    {
+        if (_outage)
+        {
+            ToggleOutage();
+        }
+        var started = DateTime.UtcNow;
+        using var client = new GeoDriveClient(service.SocketPath, TimeSpan.FromSeconds(60));
+        var expected = _files.Keys.Where(p => !p.EndsWith(".tmp", StringComparison.Ordinal)).Order(StringComparer.Ordinal).ToList();
+        string? last = null;
+        await Eventually(async () =>
+        {
+            var files = await client.GetFilesAsync(Drive(), "**");
+            var unsettled = files.Where(f => f.State is not ("Cached" or "Stubbed" or "Excluded")).Select(f => $"{f.Path} {f.State}").ToList();
+            var keys = await BucketKeysAsync();
+            var open = (await s3.Client.ListMultipartUploadsAsync(_scenario.Bucket)).MultipartUploads ?? [];
+            last = $"unsettled: [{string.Join(", ", unsettled.Take(10))}]; bucket extra: [{string.Join(", ", keys.Except(expected).Take(10))}]; " +
+                   $"bucket missing: [{string.Join(", ", expected.Except(keys).Take(10))}]; open multipart uploads: {open.Count}";
+            return unsettled.Count == 0 && keys.SequenceEqual(expected) && open.Count == 0;
+        }, () => $"round {round} to settle: {last}; {Where}", 90);
+        var settled = DateTime.UtcNow - started;
+
+        var indexed = (await client.GetFilesAsync(Drive(), "**")).Select(f => f.Path).Order(StringComparer.Ordinal).ToList();
+        Assert.True(indexed.SequenceEqual(_files.Keys.Order(StringComparer.Ordinal)),
+            $"the index lists [{string.Join(", ", indexed.Except(_files.Keys).Take(10))}] too many and [{string.Join(", ", _files.Keys.Except(indexed).Take(10))}] missing; {Where}");
+        foreach (var path in expected)
+        {
+            AssertSame(path, _files[path], await _scenario.ObjectBytesAsync(path) ?? [], "in the bucket");
+        }
+        foreach (var (path, bytes) in _files)
+        {
+            AssertSame(path, bytes, await File.ReadAllBytesAsync(Mounted(path)), "read through the mount after settling");
+        }
+        return settled;
+    }
+
+    private async Task<List<string>> BucketKeysAsync()
+    {
+        var keys = new List<string>();
+        var request = new Amazon.S3.Model.ListObjectsV2Request { BucketName = _scenario.Bucket };
+        Amazon.S3.Model.ListObjectsV2Response response;
+        do
+        {
+            response = await s3.Client.ListObjectsV2Async(request);
+            keys.AddRange((response.S3Objects ?? []).Select(o => o.Key));
+            request.ContinuationToken = response.NextContinuationToken;
+        }
+        while (response.IsTruncated == true);
+        return [.. keys.Order(StringComparer.Ordinal)];
+    }
+
+    private void AssertSame(string path, byte[] expected, byte[] actual, string where)
+    {
+        if (expected.AsSpan().SequenceEqual(actual))
+        {
+            return;
+        }
+        var firstDiff = Enumerable.Range(0, Math.Min(expected.Length, actual.Length)).FirstOrDefault(i => expected[i] != actual[i], -1);
+        var zeros = actual.Length > 0 && actual.All(b => b == 0);
+        Assert.Fail($"{path} {where}: {actual.Length} bytes{(zeros ? " (all zeros)" : "")}, expected {expected.Length}; first difference at {firstDiff}; {Where}");
+    }
+
+    private static async Task Eventually(Func<Task<bool>> condition, Func<string> what, int seconds)
+    {
+        var deadline = DateTime.UtcNow.AddSeconds(seconds);
+        while (!await condition())
+        {
+            if (DateTime.UtcNow > deadline)
+            {
+                throw new TimeoutException($"not reached within {seconds} s: {what()}");
+            }
+            await Task.Delay(200);
+        }
+    }
+
+    private static Task Eventually(Func<Task<bool>> condition, string what, int seconds) => Eventually(condition, () => what, seconds);
+}
