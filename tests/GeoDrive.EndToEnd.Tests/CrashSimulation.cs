@@ -426,9 +426,10 @@ public sealed class CrashSimulation(S3TestServer s3, ServiceProcess service, int
             var unsettled = files.Where(f => f.State is not ("Cached" or "Stubbed" or "Excluded")).Select(f => $"{f.Path} {f.State}").ToList();
             var keys = await BucketKeysAsync();
             var open = (await s3.Client.ListMultipartUploadsAsync(_scenario.Bucket)).MultipartUploads ?? [];
+            var owed = (await client.GetDriveStatusAsync(Drive())).BucketChangesOwed;
             last = $"unsettled: [{string.Join(", ", unsettled.Take(10))}]; bucket extra: [{string.Join(", ", keys.Except(expected).Take(10))}]; " +
-                   $"bucket missing: [{string.Join(", ", expected.Except(keys).Take(10))}]; open multipart uploads: {open.Count}";
-            return unsettled.Count == 0 && keys.SequenceEqual(expected) && open.Count == 0;
+                   $"bucket missing: [{string.Join(", ", expected.Except(keys).Take(10))}]; open multipart uploads: {open.Count}; bucket changes owed: {owed}";
+            return unsettled.Count == 0 && keys.SequenceEqual(expected) && open.Count == 0 && owed == 0;
         }, () => $"round {round} to settle: {last}; {Where}", 90);
         var settled = DateTime.UtcNow - started;
 

@@ -126,6 +126,8 @@ public sealed class DriveStatusInfo
     public long UploadQueue { get; init; }
     public long Uploading { get; init; }
     public long Recalling { get; init; }
+    /// <summary>Changes owed to the bucket and not done yet (deletes of old keys, copies for renames, aborts of interrupted uploads).</summary>
+    public long BucketChangesOwed { get; init; }
     public long Cached { get; init; }
     public long Stubbed { get; init; }
     public long Excluded { get; init; }

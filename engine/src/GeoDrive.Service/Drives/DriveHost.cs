@@ -172,6 +172,7 @@ public sealed class DriveHost : IAsyncDisposable
             UploadQueue = counts[FileState.Dirty],
             Uploading = counts[FileState.Uploading],
             Recalling = counts[FileState.Recalling],
+            BucketChangesOwed = Engine.OwedBucketChangeCount,
             Cached = counts[FileState.Cached],
             Stubbed = counts[FileState.Stubbed],
             Excluded = counts[FileState.Excluded],
