@@ -28,6 +28,14 @@ public sealed partial class DriveEngine
         UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.GroupRead | UnixFileMode.OtherRead;
 
     private readonly BucketCheckTimes _foldersListed = new();
+    private BucketCheckGate? _bucketChecks;
+
+    /// <summary>Deadline and health gate of the checks above: a bucket that does not answer never holds a user's listing, lookup or open.</summary>
+    private BucketCheckGate BucketChecks => LazyInitializer.EnsureInitialized(ref _bucketChecks, () => new BucketCheckGate(
+        Options.BucketCheckDeadline, _clock,
+        // Any answer will do (a missing key is one); the key is the engine's own, never a user's file.
+        ct => _store.HeadAsync(Options.Prefix + DriveEngineOptions.InternalFolder + "/probe", ct),
+        (path, message, errorId) => Record(errorId is null ? DriveEventKind.Sync : DriveEventKind.Error, path, message, errorId)));
     private readonly BucketCheckTimes _pathsChecked = new();
 
     // Keys whose files were deleted or renamed away locally while their objects are still in the bucket
@@ -61,7 +69,11 @@ public sealed partial class DriveEngine
             _foldersListed.Mark(path, now, updateWait);
             try
             {
-                await SyncFolderAsync(path, cancellationToken);
+                if (!(await BucketChecks.TryAsync(path, async t => { await SyncFolderAsync(path, t); return true; }, cancellationToken)).Answered)
+                {
+                    // Not asked, or no answer in time: the listing shows the cache, the next one asks again.
+                    _foldersListed.Forget(path);
+                }
             }
             catch (GeoDriveException ex)
             {
@@ -110,11 +122,16 @@ public sealed partial class DriveEngine
             }
             try
             {
-                if (await _store.HeadAsync(key, cancellationToken) is { } head)
+                var (answered, found) = await BucketChecks.TryAsync(path, async t =>
+                    await _store.HeadAsync(key, t) is { } head
+                        ? CreateStubLocked(path, head)
+                        : await CreateFolderIfInBucketAsync(path, key + "/", t), cancellationToken);
+                if (!answered)
                 {
-                    return CreateStubLocked(path, head);
+                    // The name is new as far as the cache knows; asked again at the next lookup once the bucket answers.
+                    _pathsChecked.Forget(path);
                 }
-                return await CreateFolderIfInBucketAsync(path, key + "/", cancellationToken);
+                return found;
             }
             catch (GeoDriveException ex)
             {
@@ -143,7 +160,14 @@ public sealed partial class DriveEngine
         ObjectInfo? head;
         try
         {
-            head = await _store.HeadAsync(key, cancellationToken);
+            bool answered;
+            (answered, head) = await BucketChecks.TryAsync(path, t => _store.HeadAsync(key, t), cancellationToken);
+            if (!answered)
+            {
+                // Opened as the cache holds it; checked again at the next open.
+                _pathsChecked.Forget(path);
+                return entry;
+            }
         }
         catch (GeoDriveException ex)
         {
