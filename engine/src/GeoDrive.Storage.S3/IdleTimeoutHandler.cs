@@ -39,10 +39,10 @@ internal sealed class IdleTimeoutHandler(S3StoreOptions options, EndpointSilence
             watch.Dispose();
             throw;
         }
-        watch.Touch();
+        watch.Dispose();
         silence.Answered();
-        // The body is read after this returns (GET): its reads keep the same watch, disposed with the response.
-        response.Content = new WatchedContent(response.Content, watch, owns: true);
+        // The body is read after this returns (GET): each of its reads has the idle time of its own.
+        response.Content = new WatchedContent(response.Content, watch);
         return response;
     }
 
@@ -61,6 +61,8 @@ internal sealed class IdleTimeoutHandler(S3StoreOptions options, EndpointSilence
         }
 
         public CancellationToken Token => _source.Token;
+
+        public TimeSpan Idle => _idle;
 
         /// <summary>The watch fired, not the caller's own cancellation.</summary>
         public bool TimedOut => _source.IsCancellationRequested && !_caller.IsCancellationRequested;
@@ -87,13 +89,11 @@ internal sealed class IdleTimeoutHandler(S3StoreOptions options, EndpointSilence
     {
         private readonly HttpContent _inner;
         private readonly IdleWatch _watch;
-        private readonly bool _owns;
 
-        public WatchedContent(HttpContent inner, IdleWatch watch, bool owns = false)
+        public WatchedContent(HttpContent inner, IdleWatch watch)
         {
             _inner = inner;
             _watch = watch;
-            _owns = owns;
             foreach (var header in inner.Headers)
             {
                 Headers.TryAddWithoutValidation(header.Key, header.Value);
@@ -127,10 +127,6 @@ internal sealed class IdleTimeoutHandler(S3StoreOptions options, EndpointSilence
             if (disposing)
             {
                 _inner.Dispose();
-                if (_owns)
-                {
-                    _watch.Dispose();
-                }
             }
             base.Dispose(disposing);
         }
@@ -147,14 +143,14 @@ internal sealed class IdleTimeoutHandler(S3StoreOptions options, EndpointSilence
 
         public override async ValueTask<int> ReadAsync(Memory<byte> buffer, CancellationToken cancellationToken = default)
         {
-            using var linked = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken, watch.Token);
+            // A timer per read: a reader that is slow itself (a throttled recall) between reads is no silence of the server's.
+            using var read = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+            read.CancelAfter(watch.Idle);
             try
             {
-                var read = await inner.ReadAsync(buffer, linked.Token);
-                watch.Touch();
-                return read;
+                return await inner.ReadAsync(buffer, read.Token);
             }
-            catch (OperationCanceledException) when (watch.TimedOut && !cancellationToken.IsCancellationRequested)
+            catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested)
             {
                 throw new IOException("The S3 answer stopped coming.", watch.Timeout("part of the answer arrived"));
             }
