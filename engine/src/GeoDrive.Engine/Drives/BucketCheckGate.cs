@@ -37,7 +37,15 @@ internal sealed class BucketCheckGate(TimeSpan deadline, IClock clock, Func<Canc
     /// when it was skipped because the bucket is silent, or did not answer in time (the bucket is silent from then on).
     /// Answers that are failures (access denied, …) reach the caller as exceptions, as before.
     /// </summary>
-    public async Task<(bool Answered, T? Result)> TryAsync<T>(string? path, Func<CancellationToken, Task<T>> check, CancellationToken cancellationToken)
+    public Task<(bool Answered, T? Result)> TryAsync<T>(string? path, Func<CancellationToken, Task<T>> check, CancellationToken cancellationToken) =>
+        TryAsync(path, (t, _) => check(t), cancellationToken);
+
+    /// <summary>
+    /// As above, for a check of several requests (a folder sync: a listing, then HEADs): the deadline is
+    /// on the bucket's first answer, which the check reports by calling the action it is given; from
+    /// then on a bucket that answers is waited for (each request still has the store's idle timeout).
+    /// </summary>
+    public async Task<(bool Answered, T? Result)> TryAsync<T>(string? path, Func<CancellationToken, Action, Task<T>> check, CancellationToken cancellationToken)
     {
         if (Silent)
         {
@@ -46,11 +54,19 @@ internal sealed class BucketCheckGate(TimeSpan deadline, IClock clock, Func<Canc
         }
         using var timer = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         timer.CancelAfter(deadline);
+        var firstAnswer = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
         try
         {
-            // WaitAsync: the deadline holds even for a store call that does not heed its token.
-            var result = await check(timer.Token).WaitAsync(deadline, cancellationToken);
-            return (true, result);
+            var checking = check(timer.Token, () =>
+            {
+                if (firstAnswer.TrySetResult())
+                {
+                    timer.CancelAfter(Timeout.InfiniteTimeSpan);
+                }
+            });
+            // The deadline holds even for a store call that does not heed its token.
+            _ = await Task.WhenAny(checking, firstAnswer.Task).WaitAsync(deadline, cancellationToken);
+            return (true, await checking);
         }
         catch (Exception ex) when (!cancellationToken.IsCancellationRequested && ex is OperationCanceledException or TimeoutException)
         {

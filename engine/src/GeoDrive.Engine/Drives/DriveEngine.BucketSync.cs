@@ -28,15 +28,15 @@ public sealed partial class DriveEngine
         UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.GroupRead | UnixFileMode.OtherRead;
 
     private readonly BucketCheckTimes _foldersListed = new();
+    private readonly BucketCheckTimes _pathsChecked = new();
     private BucketCheckGate? _bucketChecks;
 
-    /// <summary>Deadline and health gate of the checks above: a bucket that does not answer never holds a user's listing, lookup or open.</summary>
+    /// <summary>Deadline and health gate of the checks below: a bucket that does not answer never holds a user's listing, lookup or open.</summary>
     private BucketCheckGate BucketChecks => LazyInitializer.EnsureInitialized(ref _bucketChecks, () => new BucketCheckGate(
         Options.BucketCheckDeadline, _clock,
         // Any answer will do (a missing key is one); the key is the engine's own, never a user's file.
         ct => _store.HeadAsync(Options.Prefix + DriveEngineOptions.InternalFolder + "/probe", ct),
         (path, message, errorId) => Record(errorId is null ? DriveEventKind.Sync : DriveEventKind.Error, path, message, errorId)));
-    private readonly BucketCheckTimes _pathsChecked = new();
 
     // Keys whose files were deleted or renamed away locally while their objects are still in the bucket
     // (deleted by the next tick, or once the new name is uploaded): never brought back as stubs.
@@ -69,7 +69,7 @@ public sealed partial class DriveEngine
             _foldersListed.Mark(path, now, updateWait);
             try
             {
-                if (!(await BucketChecks.TryAsync(path, async t => { await SyncFolderAsync(path, t); return true; }, cancellationToken)).Answered)
+                if (!(await BucketChecks.TryAsync(path, async (t, answered) => { await SyncFolderAsync(path, t, answered); return true; }, cancellationToken)).Answered)
                 {
                     // Not asked, or no answer in time: the listing shows the cache, the next one asks again.
                     _foldersListed.Forget(path);
@@ -203,7 +203,8 @@ public sealed partial class DriveEngine
         return entry;
     }
 
-    private async Task SyncFolderAsync(string folder, CancellationToken cancellationToken)
+    /// <param name="answered">Told when the bucket's listing first answers (the deadline is on that answer, not on a large folder's whole sync).</param>
+    private async Task SyncFolderAsync(string folder, CancellationToken cancellationToken, Action? answered = null)
     {
         var localFolder = folder.Length == 0 ? Path.GetFullPath(Options.CachePath) : LocalPath(folder);
         if (!Directory.Exists(localFolder))
@@ -216,6 +217,7 @@ public sealed partial class DriveEngine
         var stubs = 0;
         await foreach (var listed in _store.ListAsync(listPrefix, recursive: false, cancellationToken))
         {
+            answered?.Invoke();
             if (listed.Key == listPrefix)
             {
                 // A zero-byte "folder marker" some tools write for the folder itself.
