@@ -80,6 +80,8 @@ public sealed class FrozenEndpointMountTests(S3ServerFixture s3) : IClassFixture
 
         var list = Run(Bound, "ls", _mounted.Root);
         Assert.True(list.Elapsed < Bound, $"listing the drive's root took {list.Elapsed.TotalSeconds:F1} s against a frozen endpoint");
+        // The read found the bucket silent: later checks are skipped, not each given the whole deadline (5 s) again.
+        Assert.True(create.Elapsed + list.Elapsed < TimeSpan.FromSeconds(3), $"the create and the listing waited {(create.Elapsed + list.Elapsed).TotalSeconds:F1} s for a bucket known silent");
         Assert.Equal(["cached.txt", "large.bin", "new.txt", "stub.bin"], list.Output.Split('\n', StringSplitOptions.RemoveEmptyEntries));
 
         // A recall is the one thing that must wait for the network: it fails, within a bound, with EIO.
