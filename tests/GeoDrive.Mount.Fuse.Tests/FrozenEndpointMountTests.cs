@@ -88,8 +88,9 @@ public sealed class FrozenEndpointMountTests(S3ServerFixture s3) : IClassFixture
         // A small stub is recalled in the open, a large one while it is read (streaming recall): both ways.
         foreach (var stub in new[] { "stub.bin", "large.bin" })
         {
-            var recall = Run(TimeSpan.FromSeconds(45), "cat", Mounted(stub));
-            Assert.True(recall.Elapsed < TimeSpan.FromSeconds(30), $"a recall of {stub} against a frozen endpoint took {recall.Elapsed.TotalSeconds:F1} s to fail");
+            // About one idle timeout of the store (20 s) and the retries' short backoffs.
+            var recall = Run(TimeSpan.FromSeconds(60), "cat", Mounted(stub));
+            Assert.True(recall.Elapsed < TimeSpan.FromSeconds(40), $"a recall of {stub} against a frozen endpoint took {recall.Elapsed.TotalSeconds:F1} s to fail");
             Assert.NotEqual(0, recall.ExitCode);
             Assert.Contains("Input/output error", recall.Errors, StringComparison.Ordinal);
             // A streaming recall's outcome is recorded by its runner as the read fails: awaited, not assumed.

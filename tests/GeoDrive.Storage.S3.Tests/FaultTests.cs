@@ -137,7 +137,7 @@ public sealed class FaultTests(S3ServerFixture s3) : IClassFixture<S3ServerFixtu
             Bucket = bucket,
             AccessKey = s3.AccessKey,
             SecretKey = s3.SecretKey,
-            IdleTimeout = TimeSpan.FromSeconds(2),
+            IdleTimeout = TimeSpan.FromSeconds(5),
         });
         var body = DriveRig.RandomBytes(3 * MiB, 4);
         await store.PutAsync("before", new MemoryStream(body), body.Length, new Dictionary<string, string>());
@@ -152,13 +152,14 @@ public sealed class FaultTests(S3ServerFixture s3) : IClassFixture<S3ServerFixtu
 
         Assert.Equal((GeoDrive.Core.Errors.ErrorIds.EndpointUnreachable, GeoDrive.Core.Errors.ErrorIds.EndpointUnreachable), (silent.ErrorId, again.ErrorId));
         Assert.Contains("did not answer", silent.Message, StringComparison.Ordinal);
-        // One idle timeout, not one per SDK retry; the next request is not sent to a known-silent endpoint.
-        Assert.InRange(first.Elapsed, TimeSpan.FromSeconds(1.5), TimeSpan.FromSeconds(6));
+        // One idle timeout (and the SDK's short retry backoff), not one per SDK attempt (three: 15 s);
+        // the next request is not sent to a known-silent endpoint.
+        Assert.InRange(first.Elapsed, TimeSpan.FromSeconds(4.5), TimeSpan.FromSeconds(11));
         Assert.True(next.Elapsed < TimeSpan.FromSeconds(1), $"the next request took {next.Elapsed.TotalSeconds:F1} s");
 
         proxy.Thaw();
         // Once EndpointOutTime has passed, the endpoint is asked again.
-        time.Advance(TimeSpan.FromSeconds(6));
+        time.Advance(TimeSpan.FromSeconds(6)); // one idle timeout
         Assert.Equal(body, await GetAsync(store, "before"));
     }
 
