@@ -70,6 +70,44 @@ public sealed class PolicyReloadTests(S3ServerFixture s3) : ServiceTests
         Assert.Null(await d.Bucket_.HeadAsync("after.skip"));
     }
 
+    [Fact]
+    [System.Runtime.Versioning.UnsupportedOSPlatform("windows")]
+    public async Task A_policy_file_cut_short_while_the_service_was_stopped_starts_the_drive_with_the_last_good_policy_until_it_is_repaired()
+    {
+        using var d = new DriveScenario(s3, DriveScenario.Policy(settle: "0s", excludes: """[ "**/*.tmp", "**/*.skip" ]"""));
+        Ps.Invoke(DriveScenario.NewDriveScript, d.Variables());
+        Assert.Empty(Ps.LastErrors);
+        // The service's own copy, beside drives.json, readable by the service's user only.
+        var copy = Path.Combine(Service.HomePath, "policies", d.Name + ".json");
+        Assert.Equal(UnixFileMode.UserRead | UnixFileMode.UserWrite, File.GetUnixFileMode(copy));
+
+        // The machine stopped while an editor was saving: the file ends in the middle of a line.
+        await RestartServiceAsync(() =>
+        {
+            var text = File.ReadAllText(d.PolicyPath);
+            File.WriteAllText(d.PolicyPath, text[..(text.IndexOf("excludes:", StringComparison.Ordinal) + "excludes: [ \"**/*.t".Length)]);
+        });
+
+        var drive = Ps.Invoke("Get-CloudDrive -Name $name", d.Variables()).Single();
+        Assert.True((bool)drive.Properties["Mounted"].Value, $"the drive is not mounted: {drive.Properties["LastError"].Value}");
+        await File.WriteAllTextAsync(d.Mounted("kept.skip"), "local only, by the last good policy");
+        Assert.Equal("Excluded", StateOf(d, "kept.skip"));
+        var started = Ps.Invoke("Get-CloudDriveEvent -Drive $name -Kind Policy", d.Variables())
+            .Single(e => ((string)e.Properties["Message"].Value).Contains("last good policy", StringComparison.Ordinal));
+        Assert.Equal("PolicySyntax", started.Properties["ErrorId"].Value);
+        Assert.Contains($"{d.PolicyPath}:", (string)started.Properties["Message"].Value, StringComparison.Ordinal);
+        Assert.Contains("PolicySyntax", Service.ReadLog(), StringComparison.Ordinal);
+
+        // Repaired, with a change of its own: in force as after any save.
+        await File.WriteAllTextAsync(d.PolicyPath, DriveScenario.Policy(settle: "0s", excludes: """[ "**/*.tmp", "**/*.other" ]"""));
+        await DriveScenario.EventuallyAsync(() => Ps.Invoke("Get-CloudDriveEvent -Drive $name -Kind Policy", d.Variables())
+            .Any(e => ((string)e.Properties["Message"].Value).StartsWith("Policy reloaded", StringComparison.Ordinal)), "the reload of the repaired file", seconds: 10);
+        await File.WriteAllTextAsync(d.Mounted("new.other"), "local only, by the repaired policy");
+        await File.WriteAllTextAsync(d.Mounted("now.skip"), "uploaded: the repaired policy does not exclude it");
+        Assert.Equal("Excluded", StateOf(d, "new.other"));
+        await DriveScenario.EventuallyAsync(() => StateOf(d, "now.skip") == "Cached", "now.skip Cached");
+    }
+
     /// <summary>The drive's policy events that refused a change, oldest first, as Get-CloudDriveEvent shows them.</summary>
     private List<PSObject> Refusals(DriveScenario d) =>
         Ps.Invoke("Get-CloudDriveEvent -Drive $name -Kind Policy", d.Variables())

@@ -124,6 +124,55 @@ public sealed class FaultTests(S3ServerFixture s3) : IClassFixture<S3ServerFixtu
         Assert.Null(await store.HeadAsync("x"));
     }
 
+    [Fact]
+    public async Task A_frozen_endpoint_fails_a_request_within_the_idle_timeout_the_next_ones_at_once_and_is_asked_again_after_that()
+    {
+        var bucket = s3.CreateBucket();
+        var proxy = Proxy();
+        var time = new MovableTime();
+        using var store = new S3ObjectStore(new S3StoreOptions
+        {
+            Time = time,
+            Endpoint = new Uri(proxy.Endpoint),
+            Bucket = bucket,
+            AccessKey = s3.AccessKey,
+            SecretKey = s3.SecretKey,
+            IdleTimeout = TimeSpan.FromSeconds(5),
+        });
+        var body = DriveRig.RandomBytes(3 * MiB, 4);
+        await store.PutAsync("before", new MemoryStream(body), body.Length, new Dictionary<string, string>());
+
+        proxy.Freeze();
+        var first = System.Diagnostics.Stopwatch.StartNew();
+        var silent = await Assert.ThrowsAsync<GeoDrive.Core.Errors.GeoDriveException>(() => GetAsync(store, "before"));
+        first.Stop();
+        var next = System.Diagnostics.Stopwatch.StartNew();
+        var again = await Assert.ThrowsAsync<GeoDrive.Core.Errors.GeoDriveException>(() => store.HeadAsync("before"));
+        next.Stop();
+
+        Assert.Equal((GeoDrive.Core.Errors.ErrorIds.EndpointUnreachable, GeoDrive.Core.Errors.ErrorIds.EndpointUnreachable), (silent.ErrorId, again.ErrorId));
+        Assert.Contains("did not answer", silent.Message, StringComparison.Ordinal);
+        // One idle timeout (and the SDK's short retry backoff), not one per SDK attempt (three: 15 s);
+        // the next request is not sent to a known-silent endpoint.
+        Assert.InRange(first.Elapsed, TimeSpan.FromSeconds(4.5), TimeSpan.FromSeconds(11));
+        Assert.True(next.Elapsed < TimeSpan.FromSeconds(1), $"the next request took {next.Elapsed.TotalSeconds:F1} s");
+
+        proxy.Thaw();
+        // Once EndpointOutTime has passed, the endpoint is asked again.
+        time.Advance(TimeSpan.FromSeconds(6)); // one idle timeout
+        Assert.Equal(body, await GetAsync(store, "before"));
+    }
+
+    /// <summary>The system's time, moved on by the test (the store's endpoint health reads it; timeouts stay real).</summary>
+    private sealed class MovableTime : TimeProvider
+    {
+        private long _offsetTicks;
+
+        public void Advance(TimeSpan by) => Interlocked.Add(ref _offsetTicks, by.Ticks);
+
+        public override DateTimeOffset GetUtcNow() => base.GetUtcNow() + TimeSpan.FromTicks(Interlocked.Read(ref _offsetTicks));
+    }
+
     public void Dispose()
     {
         foreach (var proxy in _proxies)

@@ -7,9 +7,11 @@ namespace GeoDrive.TestSupport;
 
 /// <summary>
 /// A TCP proxy on 127.0.0.1 in front of the test's S3 server that injects the faults a real server
-/// cannot be made to produce on demand: 503 SlowDown and 500 InternalError answers, connection resets, and being down
-/// (stopped: connections refused). Faults are handed to new connections; arming one drops the open
-/// connections so the client's next requests come on new ones. A fault-injection stand-in, by design.
+/// cannot be made to produce on demand: 503 SlowDown and 500 InternalError answers, connection resets, being down
+/// (stopped: connections refused) and being frozen (a black hole: connections accepted, requests never
+/// answered, as a hung gateway or a dropped route behind a load balancer does). Faults are handed to new
+/// connections; arming one drops the open connections so the client's next requests come on new ones.
+/// A fault-injection stand-in, by design: no real server freezes on demand.
 /// </summary>
 public sealed class FaultProxy : IDisposable
 {
@@ -18,6 +20,7 @@ public sealed class FaultProxy : IDisposable
     private readonly IPEndPoint _upstream;
     private readonly ConcurrentDictionary<Socket, byte> _connections = new();
     private TcpListener? _listener;
+    private TaskCompletionSource? _thawed;
     private int _pendingSlowDowns;
     private int _pendingInternalErrors;
     private int _pendingResets;
@@ -81,6 +84,27 @@ public sealed class FaultProxy : IDisposable
         DropConnections();
     }
 
+    /// <summary>
+    /// The endpoint freezes until <see cref="Thaw"/>: every connection, open or new, is accepted and
+    /// kept, and nothing more passes either way (no answer, no reset, no refusal).
+    /// </summary>
+    public void Freeze()
+    {
+        Interlocked.CompareExchange(ref _thawed, new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously), null);
+    }
+
+    /// <summary>Ends a freeze: the connections held meanwhile are cut (the client gave up on them), new ones pass again.</summary>
+    public void Thaw()
+    {
+        if (Interlocked.Exchange(ref _thawed, null) is { } thawed)
+        {
+            DropConnections();
+            thawed.TrySetResult();
+        }
+    }
+
+    public bool Frozen => Volatile.Read(ref _thawed) is not null;
+
     /// <summary>The endpoint goes down: open connections are cut and new ones refused until <see cref="Start"/>.</summary>
     public void Stop()
     {
@@ -127,6 +151,12 @@ public sealed class FaultProxy : IDisposable
         _connections[client] = 0;
         try
         {
+            if (Volatile.Read(ref _thawed) is { } frozen)
+            {
+                // Accepted, read from never: the request sits in the socket buffers until the freeze ends.
+                await frozen.Task;
+                return;
+            }
             if (Take(ref _pendingResets))
             {
                 await ReadRequestHeadAsync(client);
@@ -206,6 +236,12 @@ public sealed class FaultProxy : IDisposable
         while (true)
         {
             var n = await from.ReceiveAsync(buffer);
+            if (Volatile.Read(ref _thawed) is { } frozen)
+            {
+                // A connection opened before the freeze stops mid-stream too; it is cut when the freeze ends.
+                await frozen.Task;
+                return;
+            }
             if (n == 0)
             {
                 to.Shutdown(SocketShutdown.Send);
@@ -237,5 +273,9 @@ public sealed class FaultProxy : IDisposable
         }
     }
 
-    public void Dispose() => Stop();
+    public void Dispose()
+    {
+        Thaw();
+        Stop();
+    }
 }

@@ -1,8 +1,10 @@
 using System.Buffers;
 using System.Runtime.InteropServices;
+using GeoDrive.Core.Errors;
 using GeoDrive.Core.Model;
 using GeoDrive.Core.Ports;
 using GeoDrive.Mount.Fuse.Native;
+using Microsoft.Extensions.Logging;
 
 namespace GeoDrive.Mount.Fuse;
 
@@ -28,6 +30,14 @@ public sealed partial class FuseMount
         try
         {
             decision = Wait(_drive.OpenStreamingAsync(path, caller, intent));
+        }
+        catch (GeoDriveException ex) when (ex.Kind == ErrorKind.ConnectionError)
+        {
+            // Only a recall waits on the bucket at open: its data could not be had, an I/O error as at read.
+            // Why (the error id and remedy) is in the drive's events and the log.
+            ReleaseAndReport(target, modified: false, caller);
+            _logger.LogWarning("Open of {Path} failed, its recall did not complete: {Message} ({ErrorId})", path, ex.Message, ex.ErrorId);
+            return -Errno.EIO;
         }
         catch
         {
@@ -107,7 +117,17 @@ public sealed partial class FuseMount
         if (file.Recalling)
         {
             // Streaming recall: the bytes are served from the cache file once their range has arrived.
-            Wait(_drive.WaitForRangeAsync(file.Target.Path, offset, size));
+            try
+            {
+                Wait(_drive.WaitForRangeAsync(file.Target.Path, offset, size));
+            }
+            catch (GeoDriveException ex)
+            {
+                // The file's bytes could not be had, whatever the cause: an I/O error, as a failed disk read is.
+                // Why (the error id and remedy) is in the drive's events and the log.
+                _logger.LogWarning("Read of {Path} failed, its recall did not complete: {Message} ({ErrorId})", file.Target.Path, ex.Message, ex.ErrorId);
+                return -Errno.EIO;
+            }
         }
         return ReadLocal(file.Descriptor, buffer, size, offset);
     }

@@ -4,8 +4,11 @@ using Amazon.S3;
 namespace GeoDrive.Storage.S3;
 
 /// <summary>One endpoint URL of a drive and its client, with its health.</summary>
-internal sealed class S3Endpoint(Uri url, AmazonS3Client client)
+internal sealed class S3Endpoint(Uri url, AmazonS3Client client, EndpointSilence silence)
 {
+    /// <summary>Known to hold requests without answering (a frozen endpoint); see <see cref="IdleTimeoutHandler"/>.</summary>
+    public EndpointSilence Silence { get; } = silence;
+
     public Uri Url { get; } = url;
 
     public AmazonS3Client Client { get; } = client;
@@ -33,7 +36,11 @@ internal sealed class S3EndpointPool : IDisposable
     public S3EndpointPool(S3StoreOptions options)
     {
         _options = options;
-        _endpoints = options.AllEndpoints.Select(url => new S3Endpoint(url, NewClient(url, options))).ToArray();
+        _endpoints = options.AllEndpoints.Select(url =>
+        {
+            var silence = new EndpointSilence(options);
+            return new S3Endpoint(url, NewClient(url, options, silence), silence);
+        }).ToArray();
     }
 
     public int Count => _endpoints.Length;
@@ -90,7 +97,7 @@ internal sealed class S3EndpointPool : IDisposable
         }
     }
 
-    private static AmazonS3Client NewClient(Uri url, S3StoreOptions options) => new(
+    private static AmazonS3Client NewClient(Uri url, S3StoreOptions options, EndpointSilence silence) => new(
         new BasicAWSCredentials(options.AccessKey, options.SecretKey),
         new AmazonS3Config
         {
@@ -102,6 +109,8 @@ internal sealed class S3EndpointPool : IDisposable
             ResponseChecksumValidation = ResponseChecksumValidation.WHEN_REQUIRED,
             ConnectTimeout = options.ConnectTimeout,
             Timeout = options.RequestTimeout,
+            // Our own handler: a request that moves nothing for IdleTimeout fails (a frozen endpoint).
+            HttpClientFactory = new IdleTimeoutHttpClientFactory(options, silence),
             // The SDK's standard mode: 5xx, SlowDown and throttling answers are retried with
             // exponential backoff and jitter; connection failures fail over to the next endpoint here.
             RetryMode = RequestRetryMode.Standard,

@@ -18,7 +18,7 @@ internal static class S3Errors
         {
             return await call();
         }
-        catch (Exception ex) when (ex is not OperationCanceledException and not GeoDriveException and not IOException || IsTransport(ex))
+        catch (Exception ex) when (ex is not OperationCanceledException and not GeoDriveException and not IOException || IsTransport(ex) || IsTimeout(ex))
         {
             throw Translate(ex, options, endpoint, key);
         }
@@ -64,6 +64,13 @@ internal static class S3Errors
                     "GeoDrive retries with backoff; if it persists, check the S3 server's health.", ex),
             };
         }
+        if (IsTimeout(ex))
+        {
+            return new GeoDriveException(
+                ErrorIds.EndpointUnreachable, ErrorKind.ConnectionError,
+                $"The S3 endpoint '{endpoint}' did not answer: {Root(ex).Message}.",
+                "The server or something on the way (load balancer, proxy, firewall) holds connections without answering: check the S3 server's health and the network path; GeoDrive tries again by itself.", ex);
+        }
         if (IsTransport(ex) || ex is AmazonServiceException || ex is TaskCanceledException || ex is TimeoutException)
         {
             return new GeoDriveException(
@@ -75,6 +82,19 @@ internal static class S3Errors
             ErrorIds.StoreError, ErrorKind.NotSpecified,
             $"An S3 request to {where} for '{key}' failed: {ex.Message}",
             "See the service log; GeoDrive retries uploads with backoff.", ex);
+    }
+
+    /// <summary>True when the request failed because nothing moved for the idle timeout (<see cref="IdleTimeoutHandler"/>).</summary>
+    public static bool IsTimeout(Exception ex)
+    {
+        for (var e = ex; e is not null; e = e.InnerException)
+        {
+            if (e is TimeoutException)
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static bool IsTransport(Exception ex)

@@ -194,6 +194,13 @@ public sealed partial class S3ObjectStore : IObjectStore, IDisposable
         {
             cancellationToken.ThrowIfCancellationRequested();
             var endpoint = _endpoints.Pick();
+            if (endpoint.Silence.Silent() is { } silent)
+            {
+                // It held a request without answering moments ago: failing now costs nothing, asking
+                // again (through the SDK and its retries) would cost another idle timeout.
+                unreachable = S3Errors.Translate(silent, _options, endpoint.Url, key);
+                continue;
+            }
             try
             {
                 var result = await S3Errors.GuardAsync(_options, endpoint.Url, key, () => call(endpoint.Client));

@@ -49,7 +49,15 @@ public sealed class S3StoreOptions
     /// <summary>How long to wait for a TCP connection before calling the endpoint unreachable.</summary>
     public TimeSpan ConnectTimeout { get; init; } = TimeSpan.FromSeconds(5);
 
-    public TimeSpan RequestTimeout { get; init; } = TimeSpan.FromMinutes(5);
+    /// <summary>
+    /// How long a request may move no byte at all (none sent, no answer, none received) before it fails
+    /// as <c>EndpointUnreachable</c>: how soon a frozen endpoint (connection accepted, never answered) is
+    /// noticed. A slow transfer that keeps moving is never cut by it.
+    /// </summary>
+    public TimeSpan IdleTimeout { get; init; } = TimeSpan.FromSeconds(20);
+
+    /// <summary>The longest one request may take in all, however much it moves (a trickle that never ends).</summary>
+    public TimeSpan RequestTimeout { get; init; } = TimeSpan.FromMinutes(30);
 
     /// <summary>SDK-level retries of one request (5xx, throttling); the engine retries whole transfers itself.</summary>
     public int MaxErrorRetry { get; init; } = 2;
@@ -62,6 +70,10 @@ public sealed class S3StoreOptions
             {
                 throw Invalid($"'{endpoint}' is not an http(s) endpoint URL.", "Give the S3 endpoint as a URL, e.g. http://127.0.0.1:9000.");
             }
+        }
+        if (IdleTimeout <= TimeSpan.Zero || RequestTimeout < IdleTimeout)
+        {
+            throw Invalid("The idle timeout must be positive and no longer than the request timeout.", "Give the S3 store a positive IdleTimeout below its RequestTimeout.");
         }
         if (MultipartUploadThreads < 1 || MaxConnectionsPerEndpoint < 1)
         {

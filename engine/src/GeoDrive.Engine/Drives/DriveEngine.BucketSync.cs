@@ -29,6 +29,14 @@ public sealed partial class DriveEngine
 
     private readonly BucketCheckTimes _foldersListed = new();
     private readonly BucketCheckTimes _pathsChecked = new();
+    private BucketCheckGate? _bucketChecks;
+
+    /// <summary>Deadline and health gate of the checks below: a bucket that does not answer never holds a user's listing, lookup or open.</summary>
+    private BucketCheckGate BucketChecks => LazyInitializer.EnsureInitialized(ref _bucketChecks, () => new BucketCheckGate(
+        Options.BucketCheckDeadline, _clock,
+        // Any answer will do (a missing key is one); the key is the engine's own, never a user's file.
+        ct => _store.HeadAsync(Options.Prefix + DriveEngineOptions.InternalFolder + "/probe", ct),
+        (path, message, errorId) => Record(errorId is null ? DriveEventKind.Sync : DriveEventKind.Error, path, message, errorId)));
 
     // Keys whose files were renamed away locally while their objects are still needed (until the new name
     // is uploaded): never brought back as stubs. Keys of deleted files are tombstones through the journal.
@@ -61,7 +69,11 @@ public sealed partial class DriveEngine
             _foldersListed.Mark(path, now, updateWait);
             try
             {
-                await SyncFolderAsync(path, cancellationToken);
+                if (!(await BucketChecks.TryAsync(path, async (t, answered) => { await SyncFolderAsync(path, t, answered); return true; }, cancellationToken)).Answered)
+                {
+                    // Not asked, or no answer in time: the listing shows the cache, the next one asks again.
+                    _foldersListed.Forget(path);
+                }
             }
             catch (GeoDriveException ex)
             {
@@ -110,11 +122,16 @@ public sealed partial class DriveEngine
             }
             try
             {
-                if (await _store.HeadAsync(key, cancellationToken) is { } head)
+                var (answered, found) = await BucketChecks.TryAsync(path, async t =>
+                    await _store.HeadAsync(key, t) is { } head
+                        ? CreateStubLocked(path, head)
+                        : await CreateFolderIfInBucketAsync(path, key + "/", t), cancellationToken);
+                if (!answered)
                 {
-                    return CreateStubLocked(path, head);
+                    // The name is new as far as the cache knows; asked again at the next lookup once the bucket answers.
+                    _pathsChecked.Forget(path);
                 }
-                return await CreateFolderIfInBucketAsync(path, key + "/", cancellationToken);
+                return found;
             }
             catch (GeoDriveException ex)
             {
@@ -143,7 +160,14 @@ public sealed partial class DriveEngine
         ObjectInfo? head;
         try
         {
-            head = await _store.HeadAsync(key, cancellationToken);
+            bool answered;
+            (answered, head) = await BucketChecks.TryAsync(path, t => _store.HeadAsync(key, t), cancellationToken);
+            if (!answered)
+            {
+                // Opened as the cache holds it; checked again at the next open.
+                _pathsChecked.Forget(path);
+                return entry;
+            }
         }
         catch (GeoDriveException ex)
         {
@@ -179,7 +203,8 @@ public sealed partial class DriveEngine
         return entry;
     }
 
-    private async Task SyncFolderAsync(string folder, CancellationToken cancellationToken)
+    /// <param name="answered">Told when the bucket's listing first answers (the deadline is on that answer, not on a large folder's whole sync).</param>
+    private async Task SyncFolderAsync(string folder, CancellationToken cancellationToken, Action? answered = null)
     {
         var localFolder = folder.Length == 0 ? Path.GetFullPath(Options.CachePath) : LocalPath(folder);
         if (!Directory.Exists(localFolder))
@@ -192,6 +217,7 @@ public sealed partial class DriveEngine
         var stubs = 0;
         await foreach (var listed in _store.ListAsync(listPrefix, recursive: false, cancellationToken))
         {
+            answered?.Invoke();
             if (listed.Key == listPrefix)
             {
                 // A zero-byte "folder marker" some tools write for the folder itself.

@@ -35,6 +35,13 @@ public sealed class DriveEngineOptions
     /// <summary>The zone schedules are read in: throttle windows, and recall jobs that name none; null = the machine's local zone.</summary>
     public TimeZoneInfo? TimeZone { get; init; }
 
+    /// <summary>
+    /// The longest a listing, a lookup of a missing name or an open waits for the bucket's answer
+    /// (folder sync, fileSync) before it goes on with the cache as it is. Real time, not the engine's clock:
+    /// it bounds how long an application is held by a network that does not answer.
+    /// </summary>
+    public TimeSpan BucketCheckDeadline { get; init; } = TimeSpan.FromSeconds(5);
+
     /// <summary>The engine's own folder name inside the cache.</summary>
     public const string InternalFolder = ".geodrive";
 

@@ -60,7 +60,10 @@ public sealed class DriveHost : IAsyncDisposable
         }
     }
 
-    public static async Task<DriveHost> OpenAsync(DriveDefinition definition, DriveCredential credential, PolicyEvaluator policy, IClock clock, ILoggerFactory loggers, DrivePlatform platform, CancellationToken cancellationToken)
+    /// <param name="policyRefusedAtStart">Why the policy files did not load, when <paramref name="policy"/> is the last good copy.</param>
+    /// <param name="policyLoaded">Told of each set of policy files that loads from now on (hot reload).</param>
+    public static async Task<DriveHost> OpenAsync(DriveDefinition definition, DriveCredential credential, PolicyEvaluator policy, IClock clock, ILoggerFactory loggers, DrivePlatform platform,
+        GeoDrive.Core.Errors.GeoDriveException? policyRefusedAtStart, Action<LoadedPolicy>? policyLoaded, CancellationToken cancellationToken)
     {
         // transfer.* is read when the drive starts; a change to it takes effect at the next mount or service start.
         var engineOptions = new DriveEngineOptions
@@ -91,7 +94,7 @@ public sealed class DriveHost : IAsyncDisposable
             return new DriveHost(definition, index, store, engine, platform.FrontEnd, context)
             {
                 AccessKeyId = DriveCredential.Mask(credential.AccessKey),
-                Policy = new PolicyFiles(definition.PolicyPaths, policy),
+                Policy = new PolicyFiles(definition.PolicyPaths, policy, policyRefusedAtStart) { Loaded = policyLoaded },
             };
         }
         catch

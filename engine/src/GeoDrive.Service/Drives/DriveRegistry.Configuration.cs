@@ -26,7 +26,7 @@ public sealed partial class DriveRegistry
             var policyPaths = request.PolicyPaths?.Where(p => !string.IsNullOrWhiteSpace(p)).Select(FullPolicyPath).ToArray();
             var policyChanged = policyPaths is not null && !policyPaths.SequenceEqual(definition.PolicyPaths, StringComparer.Ordinal);
             // A bad file is refused whole, with file:line:column, exactly as New-CloudDrive refuses it.
-            var policy = policyChanged ? PolicySet.Load(policyPaths!) : null;
+            var policy = policyChanged ? PolicySet.Read(policyPaths!) : null;
 
             var endpoints = request.Endpoints is null ? null : EndpointsOf(request.Endpoints);
             var endpointChanged = endpoints is not null && !endpoints.SequenceEqual([definition.Endpoint, .. definition.AdditionalEndpoints], StringComparer.Ordinal);
@@ -55,9 +55,10 @@ public sealed partial class DriveRegistry
             {
                 definition.PolicyPaths = policyPaths!;
                 _config.SaveDefinitions(_definitions);
+                KeepLastGoodPolicy(definition.Name, policy!);
                 if (RunningHost(definition.Name) is { } host)
                 {
-                    ApplyPolicy(host, policyPaths!, policy!);
+                    ApplyPolicy(host, policyPaths!, policy!.Policy);
                 }
                 _logger.LogInformation("Drive {Name}: policy files set to {Paths}", definition.Name, string.Join(", ", policyPaths!));
             }

@@ -20,6 +20,7 @@ namespace GeoDrive.Service.Drives;
 public sealed partial class DriveRegistry(ServiceOptions options, IClock clock, ILoggerFactory loggers, DrivePlatform platform) : BackgroundService
 {
     private readonly DriveConfigStore _config = new(options.HomePath);
+    private readonly LastGoodPolicyStore _lastGoodPolicies = new(options.HomePath);
     private readonly Dictionary<string, DriveHost> _drives = new(StringComparer.OrdinalIgnoreCase);
     private readonly List<DriveDefinition> _definitions = [];
     private readonly SemaphoreSlim _gate = new(1, 1);
@@ -68,7 +69,8 @@ public sealed partial class DriveRegistry(ServiceOptions options, IClock clock, 
         try
         {
             var definition = Validate(request);
-            var policy = PolicySet.Load(definition.PolicyPaths);
+            var loaded = PolicySet.Read(definition.PolicyPaths);
+            var policy = loaded.Policy;
             var credential = definition.CredentialKind == DriveCredential.KindProfile
                 ? LoadCredential(definition)
                 : new DriveCredential { AccessKey = request.AccessKey, SecretKey = request.SecretKey };
@@ -78,7 +80,7 @@ public sealed partial class DriveRegistry(ServiceOptions options, IClock clock, 
             }
 
             Directory.CreateDirectory(definition.CachePath);
-            var host = await DriveHost.OpenAsync(definition, credential, policy, clock, loggers, platform, cancellationToken);
+            var host = await DriveHost.OpenAsync(definition, credential, policy, clock, loggers, platform, null, l => KeepLastGoodPolicy(definition.Name, l), cancellationToken);
             try
             {
                 if (request.Mount)
@@ -98,6 +100,7 @@ public sealed partial class DriveRegistry(ServiceOptions options, IClock clock, 
             }
             _definitions.Add(definition);
             _config.SaveDefinitions(_definitions);
+            KeepLastGoodPolicy(definition.Name, loaded);
             _drives[definition.Name] = host;
             _logger.LogInformation("Drive {Name} created: cache {Cache}, mount {Mount}, bucket {Bucket} at {Endpoint}", definition.Name, definition.CachePath, definition.MountPath, definition.Bucket, string.Join(", ", definition.AdditionalEndpoints.Prepend(definition.Endpoint)));
             return host.ToInfo();
@@ -130,6 +133,7 @@ public sealed partial class DriveRegistry(ServiceOptions options, IClock clock, 
             _definitions.Remove(definition);
             _config.SaveDefinitions(_definitions);
             _config.DeleteCredential(definition.Name);
+            _lastGoodPolicies.Delete(definition.Name);
             platform.Backup?.Remove(definition.Name);
             // The cache folder and the bucket stay as they are: removing a drive never deletes data.
             _logger.LogInformation("Drive {Name} removed; its cache {Cache} and bucket were left as they are", definition.Name, definition.CachePath);
@@ -278,13 +282,52 @@ public sealed partial class DriveRegistry(ServiceOptions options, IClock clock, 
 
     private async Task<DriveHost> StartDriveAsync(DriveDefinition definition, CancellationToken cancellationToken)
     {
-        var policy = PolicySet.Load(definition.PolicyPaths);
+        var (policy, refused) = PolicyForStart(definition);
         var credential = LoadCredential(definition);
-        var host = await DriveHost.OpenAsync(definition, credential, policy, clock, loggers, platform, cancellationToken);
+        var host = await DriveHost.OpenAsync(definition, credential, policy, clock, loggers, platform, refused, l => KeepLastGoodPolicy(definition.Name, l), cancellationToken);
+        if (refused is not null)
+        {
+            var message = $"The policy files did not load at start: {refused.Message} The drive started with its last good policy. "
+                + "Fix the file; the last good policy is in force until it loads, and a saved fix takes effect as any save does.";
+            _logger.LogError("Drive {Name}: {Message} ({ErrorId})", definition.Name, message, refused.ErrorId);
+            host.Engine.RecordPolicyEvent(message, refused.ErrorId);
+        }
         host.Engine.UploadsSuspended = definition.Suspended;
         _drives[definition.Name] = host;
         _startErrors.Remove(definition.Name);
         return host;
+    }
+
+    /// <summary>
+    /// The drive's policy files, or, when one of them does not load (cut short by a crash, a bad edit made
+    /// while the service was stopped), the last good policy the service kept, with the refusal. A drive
+    /// that never had a good policy here is refused, as before.
+    /// </summary>
+    private (PolicyEvaluator Policy, GeoDriveException? Refused) PolicyForStart(DriveDefinition definition)
+    {
+        try
+        {
+            var loaded = PolicySet.Read(definition.PolicyPaths);
+            KeepLastGoodPolicy(definition.Name, loaded);
+            return (loaded.Policy, null);
+        }
+        catch (PolicyException ex) when (_lastGoodPolicies.Load(definition.Name) is { } lastGood)
+        {
+            return (lastGood.Policy, ex);
+        }
+    }
+
+    private void KeepLastGoodPolicy(string driveName, LoadedPolicy loaded)
+    {
+        try
+        {
+            _lastGoodPolicies.Save(driveName, loaded);
+        }
+        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
+        {
+            // The drive runs on with the policy that loaded; only the fallback for a later start is older.
+            _logger.LogWarning("Drive {Name}: the copy of its last good policy could not be kept in {Path}: {Message}", driveName, _lastGoodPolicies.FileOf(driveName), ex.Message);
+        }
     }
 
     private DriveInfo Describe(DriveDefinition definition) =>

@@ -14,12 +14,18 @@ public sealed class PolicyFiles
     private IReadOnlyList<string> _paths;
     private string _fingerprint;
 
-    public PolicyFiles(IReadOnlyList<string> paths, PolicyEvaluator loaded)
+    /// <param name="refusedAtStart">Why the files on disk did not load at start, when the drive started with the last good copy.</param>
+    public PolicyFiles(IReadOnlyList<string> paths, PolicyEvaluator loaded, GeoDriveException? refusedAtStart = null)
     {
         _paths = paths;
+        // The fingerprint of the files as they are (broken or not): the next save of any of them is a change.
         _fingerprint = Fingerprint(paths);
         Current = loaded;
+        LastRefusal = refusedAtStart;
     }
+
+    /// <summary>Called with each set of files that loaded (the service keeps it as the last good policy).</summary>
+    public Action<LoadedPolicy>? Loaded { get; init; }
 
     public IReadOnlyList<string> Paths => _paths;
 
@@ -52,8 +58,10 @@ public sealed class PolicyFiles
         _fingerprint = fingerprint;
         try
         {
-            Current = PolicySet.Load(_paths);
+            var loaded = PolicySet.Read(_paths);
+            Current = loaded.Policy;
             LastRefusal = null;
+            Loaded?.Invoke(loaded);
             return new PolicyReload(Current, null);
         }
         catch (GeoDriveException ex)
