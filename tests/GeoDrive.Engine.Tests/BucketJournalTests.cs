@@ -81,6 +81,26 @@ public sealed class BucketJournalTests(S3ServerFixture s3) : IClassFixture<S3Ser
     }
 
     [Fact]
+    public async Task A_stub_renamed_to_an_excluded_name_comes_home_stays_local_and_neither_name_stays_in_the_bucket()
+    {
+        await using var rig = new DriveRig(s3, SettleZero);
+        var bytes = DriveRig.RandomBytes(20_000, 6);
+        await rig.WriteAsync("notes.txt", bytes);
+        await UploadAllAsync(rig);
+        await rig.Engine.StubAsync("notes.txt");
+
+        File.Move(rig.Local("notes.txt"), rig.Local("notes.tmp"));
+        rig.Engine.Renamed("notes.txt", "notes.tmp", rig.Caller, isDirectory: false);
+        await UploadAllAsync(rig);
+        await UploadAllAsync(rig);
+
+        Assert.Equal(FileState.Excluded, rig.StateOf("notes.tmp"));
+        Assert.Equal(bytes, await File.ReadAllBytesAsync(rig.Local("notes.tmp")));
+        Assert.Null(await rig.ObjectBytesAsync("notes.txt"));
+        Assert.Null(await rig.ObjectBytesAsync("notes.tmp"));
+    }
+
+    [Fact]
     public async Task A_multipart_upload_whose_file_changed_while_its_parts_went_up_is_aborted_never_completed()
     {
         const string path = "video.bin";

@@ -174,9 +174,16 @@ public sealed partial class DriveEngine
             _logger.LogWarning("{Drive}: could not check '{Path}' against the bucket ({ErrorId}): {Message}", Name, path, ex.ErrorId, ex.Message);
             return entry;
         }
+        if (head is null && FollowsRemoteDelete(entry, openElsewhere))
+        {
+            RemoveDeletedRemotelyLocked(entry);
+            throw new GeoDriveException(ErrorIds.FileNotFound, ErrorKind.ObjectNotFound,
+                $"'{path}' was deleted in the bucket (by another site or tool); its unchanged local copy was removed.",
+                "Restore it from a bucket version if the delete was a mistake.");
+        }
         if (head is null || IsSameVersion(entry, head))
         {
-            // A missing object never removes local data; a stub without its object fails at recall, saying so.
+            // A missing object of a file that is not clean (or in use) never removes local data: Dirty bytes go up again.
             return entry;
         }
         if (entry.State == FileState.Cached && openElsewhere)
@@ -204,6 +211,88 @@ public sealed partial class DriveEngine
     }
 
     /// <param name="answered">Told when the bucket's listing first answers (the deadline is on that answer, not on a large folder's whole sync).</param>
+    /// <summary>
+    /// Whether a clean file whose object is gone follows that delete: only a Cached or Stubbed file whose
+    /// recorded object is its own key (no copy of a rename pending), with no owed change on that key, no
+    /// recall under way and no other handle open. Dirty files keep their bytes and upload them again.
+    /// </summary>
+    private bool FollowsRemoteDelete(FileEntry entry, bool openElsewhere) =>
+        entry.State is FileState.Cached or FileState.Stubbed
+        && entry.ObjectKey == KeyFor(entry.Path)
+        && !openElsewhere
+        && !_owedChanges.IsDeleteOwed(entry.ObjectKey)
+        && !_owedChanges.IsCopySource(entry.ObjectKey)
+        && !_recalls.ContainsKey(entry.Path);
+
+    /// <summary>Removes a clean file deleted in the bucket (path lock held): the index first, then the cache file.</summary>
+    private void RemoveDeletedRemotelyLocked(FileEntry entry)
+    {
+        _index.Delete(entry.Path);
+        try
+        {
+            File.Delete(LocalPath(entry.Path));
+        }
+        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
+        {
+            // Left as an unknown cache file, which the next start examines like any other.
+            _logger.LogWarning("{Drive}: the cache file of '{Path}', deleted in the bucket, could not be removed: {Message}", Name, entry.Path, ex.Message);
+        }
+        Record(DriveEventKind.Sync, entry.Path, entry.State == FileState.Cached
+            ? "Deleted in the bucket (by another site or tool): the unchanged local copy was removed."
+            : "Deleted in the bucket (by another site or tool): the stub was removed.");
+    }
+
+    /// <summary>
+    /// Clean files of <paramref name="folder"/> (direct children) that a listing did not show: each is asked
+    /// again by HEAD under its lock, and a confirmed delete is followed. A listing that shows nothing at all
+    /// while many clean files should be there is not taken as their delete (a wrong bucket, prefix or
+    /// permission looks the same): an event says so instead.
+    /// </summary>
+    private async Task FollowRemoteDeletesAsync(string folder, HashSet<string> listedKeys, CancellationToken cancellationToken)
+    {
+        var prefix = folder.Length == 0 ? "" : folder + "/";
+        var now = _clock.UtcNow;
+        var missing = _index.Under(folder)
+            .Where(e => e.Path.Length > prefix.Length && !e.Path.AsSpan(prefix.Length).Contains('/')
+                        && e.State is FileState.Cached or FileState.Stubbed
+                        && e.ObjectKey == KeyFor(e.Path) && !listedKeys.Contains(e.ObjectKey)
+                        && !_pathsChecked.IsFresh(e.Path, now, _policy.UpdateWait))
+            .Select(e => e.Path)
+            .ToList();
+        if (missing.Count == 0)
+        {
+            return;
+        }
+        if (listedKeys.Count == 0 && missing.Count >= MassDeleteGuard)
+        {
+            Record(DriveEventKind.Error, folder, $"The bucket lists nothing under this folder, where {missing.Count} unchanged files were verified; they are kept. If they were deleted on purpose, delete them here too.",
+                ErrorIds.ObjectNotFound);
+            return;
+        }
+        foreach (var path in missing)
+        {
+            using (await _locks.AcquireAsync(path, cancellationToken))
+            {
+                if (_index.Get(path) is not { } entry || !FollowsRemoteDelete(entry, _open.ContainsKey(path)))
+                {
+                    continue;
+                }
+                // The listing may have been taken before this file's upload landed: only a HEAD now says it is gone.
+                if (await _store.HeadAsync(entry.ObjectKey!, cancellationToken) is null)
+                {
+                    RemoveDeletedRemotelyLocked(entry);
+                }
+                else
+                {
+                    _pathsChecked.Mark(path, _clock.UtcNow, _policy.UpdateWait);
+                }
+            }
+        }
+    }
+
+    /// <summary>A listing that shows nothing is not taken as the delete of this many clean files or more.</summary>
+    private const int MassDeleteGuard = 10;
+
     private async Task SyncFolderAsync(string folder, CancellationToken cancellationToken, Action? answered = null)
     {
         var localFolder = folder.Length == 0 ? Path.GetFullPath(Options.CachePath) : LocalPath(folder);
@@ -215,9 +304,11 @@ public sealed partial class DriveEngine
         var batch = new List<(string Path, string Key)>(SyncBatchSize);
         var folders = 0;
         var stubs = 0;
+        var listedKeys = new HashSet<string>(StringComparer.Ordinal);
         await foreach (var listed in _store.ListAsync(listPrefix, recursive: false, cancellationToken))
         {
             answered?.Invoke();
+            listedKeys.Add(listed.Key);
             if (listed.Key == listPrefix)
             {
                 // A zero-byte "folder marker" some tools write for the folder itself.
@@ -243,6 +334,7 @@ public sealed partial class DriveEngine
         {
             Record(DriveEventKind.Sync, folder, $"Folder synced with the bucket: {stubs} stub(s) and {folders} folder(s) added.");
         }
+        await FollowRemoteDeletesAsync(folder, listedKeys, cancellationToken);
     }
 
     /// <summary>The drive path for a listed key when it is a file the cache does not have yet; null otherwise.</summary>

@@ -295,11 +295,18 @@ public sealed partial class DriveEngine : IDriveFileSystem
             // The old key holds these bytes until they are under the new one; it is no new file to sync down.
             Tombstone(oldKey);
         }
+        var excluded = _policy.IsExcluded(entry.Path, isDirectory: false);
         switch (entry.State)
         {
+            case FileState.Stubbed or FileState.Recalling when excluded:
+                // Renamed to a name the policy keeps local: its bytes come home first (in the background, by the
+                // tick), then it is Excluded and its old object goes. Until then the old key keeps them.
+                TrackDisplaced(entry);
+                _stubsToBringHome[entry.Path] = 0;
+                break;
             case FileState.Stubbed:
             case FileState.Recalling:
-            case FileState.Cached when !_policy.IsExcluded(entry.Path, isDirectory: false):
+            case FileState.Cached when !excluded:
                 // Clean: the bucket copies its object to the new key (server side), nothing goes up again.
                 // Until then its bytes stay under the old key (kept in ObjectKey), which nothing may overwrite.
                 TrackDisplaced(entry);

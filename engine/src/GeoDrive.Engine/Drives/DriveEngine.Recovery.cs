@@ -48,6 +48,10 @@ public sealed partial class DriveEngine
                     break;
                 case FileState.Recalling:
                 case FileState.Stubbed:
+                    if (_policy.IsExcluded(entry.Path, isDirectory: false))
+                    {
+                        _stubsToBringHome[entry.Path] = 0;
+                    }
                     if (entry.State == FileState.Recalling || local.Value.Size != entry.Size)
                     {
                         LocalFile.MakeStub(localPath, entry.Size, entry.ModifiedUtc);

@@ -45,6 +45,12 @@ public sealed partial class DriveEngine
             }
             if (_policy.IsExcluded(path, isDirectory: false))
             {
+                if (entry.ObjectKey is { } previous && previous != KeyFor(path))
+                {
+                    // Renamed to a name kept local: the object it had under its old name goes.
+                    _owedChanges.OweDeletes([previous]);
+                    entry.ObjectKey = null;
+                }
                 entry.State = FileState.Excluded;
                 _index.Put(entry);
                 return entry;

@@ -36,6 +36,10 @@ public sealed partial class DriveEngine
     // let a new file overwrite a stub's only copy.
     private readonly ConcurrentDictionary<string, string> _displaced = new(StringComparer.Ordinal);
 
+    // Stubs renamed to an excluded name: recalled by the tick (a rename never waits on the network), then
+    // made Excluded by their upload's policy check, which owes their old key's delete.
+    private readonly ConcurrentDictionary<string, byte> _stubsToBringHome = new(StringComparer.Ordinal);
+
     private volatile PolicyEvaluator _policy;
 
     public DriveEngine(DriveEngineOptions options, IObjectStore store, IFileIndex index, PolicyEvaluator policy, IClock clock, ILogger? logger = null)
@@ -126,6 +130,7 @@ public sealed partial class DriveEngine
         var (uploaded, failed) = await UploadDueAsync(cancellationToken);
         var stubbed = await StubDueAsync(cancellationToken);
         stubbed += await StubForCacheThresholdsAsync(cancellationToken);
+        await BringStubsHomeAsync(cancellationToken);
         var deleted = await SettleOwedChangesAsync(cancellationToken);
         return new TickResult(uploaded, failed, stubbed, deleted);
     }
@@ -152,6 +157,31 @@ public sealed partial class DriveEngine
         else
         {
             _logger.LogWarning("{Drive}: {Kind} {Path}: {Message} ({ErrorId})", Name, kind, path, message, errorId);
+        }
+    }
+
+    private async Task BringStubsHomeAsync(CancellationToken cancellationToken)
+    {
+        foreach (var path in _stubsToBringHome.Keys)
+        {
+            try
+            {
+                var entry = await RecallAsync(path, cancellationToken);
+                if (entry.State != FileState.Stubbed)
+                {
+                    _stubsToBringHome.TryRemove(path, out _);
+                }
+            }
+            catch (GeoDriveException ex) when (ex.ErrorId == ErrorIds.FileNotFound)
+            {
+                // Renamed on or deleted meanwhile: its new name decides.
+                _stubsToBringHome.TryRemove(path, out _);
+            }
+            catch (GeoDriveException ex)
+            {
+                // Tried again at the next tick; the stub keeps its bytes under the old key meanwhile.
+                _logger.LogInformation("{Drive}: '{Path}' (renamed to an excluded name) not recalled yet: {Message}", Name, path, ex.Message);
+            }
         }
     }
 

@@ -1,0 +1,108 @@
+using System.Diagnostics;
+using GeoDrive.Api;
+using GeoDrive.TestSupport;
+
+namespace GeoDrive.EndToEnd.Tests;
+
+/// <summary>
+/// Two sites on one bucket: two real services, one drive each over the same bucket, each with its own
+/// cache, index and FUSE mount. What one site does, the other sees through its own mount.
+/// </summary>
+[Collection(EndToEndCollection.Name)]
+public sealed class TwoSiteTests(S3ServerFixture s3) : IAsyncLifetime
+{
+    private static readonly TimeSpan UpdateWait = TimeSpan.FromSeconds(1);
+    private readonly ServiceProcess _east = new();
+    private readonly ServiceProcess _west = new();
+
+    private static string Policy => """
+        apiVersion: geodrive/v1
+        kind: CloudDrivePolicy
+        metadata: { name: two-sites }
+        spec:
+          stubbing: { enabled: true, accessWait: 30d }
+          upload: { settle: 0s, updateWait: 1s }
+        """;
+
+    public async Task InitializeAsync()
+    {
+        await _east.StartAsync();
+        await _west.StartAsync();
+    }
+
+    public async Task DisposeAsync()
+    {
+        await _east.DisposeAsync();
+        await _west.DisposeAsync();
+    }
+
+    private static void NewDrive(ServiceProcess service, DriveScenario site, string bucket)
+    {
+        using var ps = new PowerShellSession(service.SocketPath);
+        ps.Invoke(DriveScenario.NewDriveScript, site.Variables(bucket: bucket));
+        Assert.True(ps.LastErrors.Count == 0, string.Join("\n", ps.LastErrors));
+    }
+
+    private static async Task WaitCachedAsync(ServiceProcess service, DriveScenario site, string path)
+    {
+        using var client = new GeoDriveClient(service.SocketPath, TimeSpan.FromSeconds(30));
+        await DriveScenario.EventuallyAsync(
+            () => client.GetFilesAsync(site.Name, path).GetAwaiter().GetResult() is [{ State: "Cached" }],
+            $"{path} verified in the bucket", seconds: 30);
+    }
+
+    /// <summary>Lists the folder through the mount (a readdir, which syncs with the bucket once updateWait has passed).</summary>
+    private static string[] List(DriveScenario site, string folder) =>
+        Directory.Exists(site.Mounted(folder)) ? [.. Directory.GetFiles(site.Mounted(folder)).Select(Path.GetFileName).Order()!] : [];
+
+    [Fact]
+    public async Task A_file_written_on_one_site_reads_back_on_the_other_within_updateWait_and_its_delete_is_followed()
+    {
+        using var east = new DriveScenario(s3, Policy);
+        using var west = new DriveScenario(s3, Policy);
+        NewDrive(_east, east, east.Bucket);
+        NewDrive(_west, west, east.Bucket);
+        Directory.CreateDirectory(east.Mounted("docs"));
+        Directory.CreateDirectory(west.Mounted("docs"));
+        Assert.Empty(List(west, "docs"));
+        var bytes = DriveRig.RandomBytes(300_000, 7);
+
+        await File.WriteAllBytesAsync(east.Mounted("docs/plan.bin"), bytes);
+        await WaitCachedAsync(_east, east, "docs/plan.bin");
+        var seen = Stopwatch.StartNew();
+        await DriveScenario.EventuallyAsync(() => List(west, "docs").Contains("plan.bin"), "plan.bin listed on the other site", seconds: 10);
+        var visibleAfter = seen.Elapsed;
+        Assert.Equal(bytes, await File.ReadAllBytesAsync(west.Mounted("docs/plan.bin")));
+        Assert.True(visibleAfter < UpdateWait + TimeSpan.FromSeconds(1), $"visible on the other site after {visibleAfter.TotalSeconds:0.0} s");
+
+        // The other site holds a Cached copy now; the first site deletes the file.
+        File.Delete(east.Mounted("docs/plan.bin"));
+        await DriveScenario.EventuallyAsync(() => east.ObjectBytesAsync("docs/plan.bin").GetAwaiter().GetResult() is null, "the object deleted", seconds: 10);
+        await DriveScenario.EventuallyAsync(() => !List(west, "docs").Contains("plan.bin"), "the delete followed on the other site", seconds: 10);
+        Assert.False(File.Exists(west.Cached("docs/plan.bin")));
+
+        // Followed, not undone: nothing goes back up from the other site.
+        using var client = new GeoDriveClient(_west.SocketPath, TimeSpan.FromSeconds(30));
+        await DriveScenario.EventuallyAsync(() => client.GetDriveStatusAsync(west.Name).GetAwaiter().GetResult() is { UploadQueue: 0, Uploading: 0 }, "the other site idle", seconds: 10);
+        Assert.Null(await east.ObjectBytesAsync("docs/plan.bin"));
+    }
+
+    [Fact]
+    public async Task A_stub_whose_object_another_site_deleted_is_removed_at_its_next_open_not_failed_with_EIO()
+    {
+        using var east = new DriveScenario(s3, Policy);
+        using var west = new DriveScenario(s3, Policy);
+        NewDrive(_east, east, east.Bucket);
+        NewDrive(_west, west, east.Bucket);
+        await File.WriteAllBytesAsync(east.Mounted("scan.tif"), DriveRig.RandomBytes(50_000, 8));
+        await WaitCachedAsync(_east, east, "scan.tif");
+        await DriveScenario.EventuallyAsync(() => List(west, "").Contains("scan.tif"), "scan.tif listed on the other site as a stub", seconds: 10);
+
+        File.Delete(east.Mounted("scan.tif"));
+        await DriveScenario.EventuallyAsync(() => east.ObjectBytesAsync("scan.tif").GetAwaiter().GetResult() is null, "the object deleted", seconds: 10);
+        await Task.Delay(UpdateWait); // the other site asks the bucket again only after updateWait: that is the behaviour under test
+
+        Assert.Throws<FileNotFoundException>(() => File.ReadAllBytes(west.Mounted("scan.tif")));
+        Assert.False(File.Exists(west.Cached("scan.tif")));
+    }
+}
