@@ -48,6 +48,18 @@ public sealed partial class FuseMount : IDisposable
         _drive = drive;
         _options = options;
         _logger = options.Logger;
+        _drive.LocalCopyReplaced += ForgetCached;
+    }
+
+    /// <summary>A file's bytes were replaced under its name (a newer version from the bucket): the kernel's cached size and pages go.</summary>
+    private void ForgetCached(string path)
+    {
+        var fuse = _fuse;
+        if (fuse != 0 && Volatile.Read(ref _unmounted) == 0)
+        {
+            // -ENOENT: the kernel holds nothing of it, which is as good.
+            _ = LibFuse.InvalidatePath(fuse, "/" + path);
+        }
     }
 
     public string MountPath { get; }
@@ -169,6 +181,7 @@ public sealed partial class FuseMount : IDisposable
         {
             return;
         }
+        _drive.LocalCopyReplaced -= ForgetCached;
         LibFuse.Exit(_fuse);
         if (LibC.UMount2(MountPath, LibC.MntDetach) != 0)
         {

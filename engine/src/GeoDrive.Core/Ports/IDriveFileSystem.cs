@@ -68,6 +68,17 @@ public interface IDriveFileSystem
 
     /// <summary>True for paths the front end must hide and refuse (the engine's own folder inside the cache).</summary>
     bool IsInternalPath(string path);
+
+    /// <summary>
+    /// A file's local copy was replaced by another version from the bucket (its size, time or bytes changed
+    /// under the name): a front end whose OS caches attributes or pages drops them, so no read mixes the two.
+    /// Raised on the thread of the open that found the new version, before that open returns.
+    /// </summary>
+    event Action<string>? LocalCopyReplaced
+    {
+        add { }
+        remove { }
+    }
 }
 
 public enum OpenDecision

@@ -204,6 +204,8 @@ public sealed partial class DriveEngine
         // Index first: after a crash here, recovery finds a "stub" of the wrong size and re-stubs it.
         _index.Put(entry);
         LocalFile.MakeStub(LocalPath(path), entry.Size, entry.ModifiedUtc);
+        // Before the open returns: the kernel's cached size and pages are of the old version.
+        LocalCopyReplaced?.Invoke(path);
         Record(DriveEventKind.Sync, path, previous == FileState.Cached
             ? $"The bucket holds a newer version ({ByteSize.Format(entry.Size)}); the unchanged local copy was replaced by a stub of it."
             : $"The bucket holds a newer version ({ByteSize.Format(entry.Size)}); the stub now stands for it.");

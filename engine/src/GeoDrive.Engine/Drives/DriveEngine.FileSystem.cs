@@ -370,6 +370,9 @@ public sealed partial class DriveEngine : IDriveFileSystem
         }
     }
 
+    /// <summary>See <see cref="IDriveFileSystem.LocalCopyReplaced"/>.</summary>
+    public event Action<string>? LocalCopyReplaced;
+
     public string? GetStateAttribute(string path) => IsInternalPath(path) ? null : _index.Get(path)?.State.ToString();
 
     /// <summary>A local change: Dirty (or Excluded), a new generation, the settle delay restarts.</summary>

@@ -31,6 +31,10 @@ internal static unsafe partial class LibFuse
     [LibraryImport(Library, EntryPoint = "fuse_loop_cfg_set_idle_threads")]
     public static partial void LoopConfigSetIdleThreads(nint loopConfig, uint idleThreads);
 
+    /// <summary>Drops the kernel's cached attributes and pages of a path the high-level library knows (fuse 3.1+); -ENOENT when it is not cached.</summary>
+    [LibraryImport(Library, EntryPoint = "fuse_invalidate_path", StringMarshalling = StringMarshalling.Utf8)]
+    public static partial int InvalidatePath(nint fuse, string path);
+
     [LibraryImport(Library, EntryPoint = "fuse_exit")]
     public static partial void Exit(nint fuse);
 
