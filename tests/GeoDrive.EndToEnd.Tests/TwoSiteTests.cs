@@ -113,6 +113,42 @@ public sealed class TwoSiteTests(S3ServerFixture s3) : IAsyncLifetime
     }
 
     [Fact]
+    public async Task A_file_written_on_both_sites_keeps_both_versions_the_later_writer_gets_a_conflict_copy()
+    {
+        using var east = new DriveScenario(s3, Policy);
+        using var west = new DriveScenario(s3, Policy);
+        NewDrive(_east, east, east.Bucket);
+        NewDrive(_west, west, east.Bucket);
+        var original = DriveRig.RandomBytes(20_000, 11);
+        var eastVersion = DriveRig.RandomBytes(21_000, 12);
+        var westVersion = DriveRig.RandomBytes(22_000, 13);
+        await File.WriteAllBytesAsync(east.Mounted("budget.xlsx"), original);
+        await WaitCachedAsync(_east, east, "budget.xlsx");
+        await DriveScenario.EventuallyAsync(() => List(west, "").Contains("budget.xlsx"), "budget.xlsx listed on the other site", seconds: 10);
+        Assert.Equal(original, await File.ReadAllBytesAsync(west.Mounted("budget.xlsx")));
+
+        // Both sites save the file; the east's save reaches the bucket first.
+        await File.WriteAllBytesAsync(east.Mounted("budget.xlsx"), eastVersion);
+        await WaitCachedAsync(_east, east, "budget.xlsx");
+        await File.WriteAllBytesAsync(west.Mounted("budget.xlsx"), westVersion);
+
+        using var client = new GeoDriveClient(_west.SocketPath, TimeSpan.FromSeconds(30));
+        string? conflict = null;
+        await DriveScenario.EventuallyAsync(() =>
+        {
+            conflict = client.GetFilesAsync(west.Name, "budget (conflict *).xlsx").GetAwaiter().GetResult() is [{ State: "Cached" } copy] ? copy.Path : null;
+            return conflict is not null;
+        }, "the west's bytes kept under a conflict name and uploaded", seconds: 30);
+
+        Assert.Equal(eastVersion, await east.ObjectBytesAsync("budget.xlsx"));
+        Assert.Equal(westVersion, await east.ObjectBytesAsync(conflict!));
+        Assert.Equal(eastVersion, await File.ReadAllBytesAsync(west.Mounted("budget.xlsx")));
+        Assert.Equal(westVersion, await File.ReadAllBytesAsync(west.Mounted(conflict!)));
+        var events = await client.GetEventsAsync(west.Name, new DriveEventQuery { Kinds = ["Conflict"] });
+        Assert.Contains(events, e => e.Path == "budget.xlsx" && e.Message.Contains(conflict!, StringComparison.Ordinal));
+    }
+
+    [Fact]
     public async Task A_stub_whose_object_another_site_deleted_is_removed_at_its_next_open_not_failed_with_EIO()
     {
         using var east = new DriveScenario(s3, Policy);

@@ -25,4 +25,6 @@ public enum DriveEventKind
     Sync,
     /// <summary>Set-CloudFile -Pin / -Unpin.</summary>
     Pin,
+    /// <summary>A file changed here and in the bucket: both were kept (the local bytes under a conflict name).</summary>
+    Conflict,
 }

@@ -33,8 +33,10 @@ public sealed partial class DriveEngine
     private async Task<FileEntry> UploadOnceAsync(string path, CancellationToken cancellationToken)
     {
         var localPath = LocalPath(path);
+        var key = KeyFor(path);
         LocalFile local;
         long generation;
+        string? knownETag;
 
         using (await _locks.AcquireAsync(path, cancellationToken))
         {
@@ -66,9 +68,10 @@ public sealed partial class DriveEngine
             // durable wait per upload blocked a pool thread each (see LiteDbFileIndex's group commit).
             _index.PutDeferred(entry);
             generation = entry.Generation;
+            // The version of the key this file last knew (uploaded, recalled or synced): another one there now is a conflict.
+            knownETag = entry.ObjectKey == key ? entry.ETag : null;
         }
 
-        var key = KeyFor(path);
         try
         {
             await RescueDisplacedStubAsync(key, path, cancellationToken);
@@ -90,9 +93,14 @@ public sealed partial class DriveEngine
                     hashes = await FileHashes.ComputeAsync(localPath, withMd5: false, cancellationToken);
                 }
                 ObjectInfo? head = null;
+                if (hashes.Length == local.Size && await KeepBothIfChangedInBucketAsync(path, key, knownETag, hashes.Sha256, generation, cancellationToken) is { } kept)
+                {
+                    return kept;
+                }
                 if (hashes.Length == local.Size)
                 {
                     var metadata = ObjectLayout.MetadataFor(hashes.Sha256, local.Size, local.ModifiedUtc, local.Mode);
+                    metadata[ObjectLayout.SiteKey] = SiteId;
                     ObjectLayout.AddTags(metadata, _policy.TagsFor(path), path, local.ModifiedUtc);
                     ObjectInfo put;
                     Transfers.UploadStarted(local.Size);

@@ -310,6 +310,7 @@ public sealed partial class DriveEngine
                     // The new path's own metadata (its policy tags may differ); a foreign object keeps its own.
                     var mode = LocalFile.Read(LocalPath(path))?.Mode ?? UnixFileMode.UserRead | UnixFileMode.UserWrite;
                     metadata = ObjectLayout.MetadataFor(sha256, entry.Size, entry.ModifiedUtc, mode);
+                    metadata[ObjectLayout.SiteKey] = SiteId;
                     ObjectLayout.AddTags(metadata, _policy.TagsFor(path), path, entry.ModifiedUtc);
                 }
             }

@@ -21,6 +21,9 @@ public static class ObjectLayout
     /// <summary>User metadata: Unix permission bits, octal (e.g. "644").</summary>
     public const string ModeKey = "geodrive-mode";
 
+    /// <summary>User metadata: the id of the drive (site) that wrote the object, so a site tells its own uploads from another's.</summary>
+    public const string SiteKey = "geodrive-site";
+
     /// <summary>Object key for a drive path: the drive's prefix followed by the path exactly as written.</summary>
     public static string KeyFor(string prefix, string path) => prefix + path;
 

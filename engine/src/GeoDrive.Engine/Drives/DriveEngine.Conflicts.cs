@@ -1,0 +1,110 @@
+using System.Globalization;
+using GeoDrive.Core.Model;
+using GeoDrive.Engine.Files;
+using GeoDrive.Engine.Layout;
+
+namespace GeoDrive.Engine.Drives;
+
+/// <summary>
+/// The conflict rule (docs/architecture.md): clean files follow the bucket, Dirty files win locally, and
+/// when both changed both are kept. Before a Dirty file goes up, the bucket is asked what its key holds:
+/// another site's or tool's version that this file never knew means both changed, so the local bytes
+/// move to a conflict name (uploaded as a file of their own) and the real name becomes a stub of the
+/// bucket's version.
+/// </summary>
+public sealed partial class DriveEngine
+{
+    private string? _siteId;
+
+    /// <summary>This drive's own id (in its state folder), written into every object it uploads (geodrive-site).</summary>
+    public string SiteId => _siteId ??= LoadOrCreateSiteId();
+
+    private string LoadOrCreateSiteId()
+    {
+        var file = Path.Combine(Options.InternalPath, "site-id");
+        if (File.Exists(file) && File.ReadAllText(file).Trim() is { Length: 32 } known)
+        {
+            return known;
+        }
+        Directory.CreateDirectory(Options.InternalPath);
+        var id = Guid.NewGuid().ToString("N");
+        File.WriteAllText(file, id);
+        return id;
+    }
+
+    /// <summary>
+    /// Returns null when the upload may go on: the key is empty, holds this site's own upload, the version
+    /// this file last knew, or these very bytes. Otherwise keeps both and returns the entry, now a stub.
+    /// </summary>
+    private async Task<FileEntry?> KeepBothIfChangedInBucketAsync(string path, string key, string? knownETag, string sha256, long generation, CancellationToken cancellationToken)
+    {
+        if (await _store.HeadAsync(key, cancellationToken) is not { } current
+            || current.Metadata.GetValueOrDefault(ObjectLayout.SiteKey) == SiteId
+            || (knownETag is not null && string.Equals(current.ETag?.Trim('"'), knownETag.Trim('"'), StringComparison.OrdinalIgnoreCase))
+            || string.Equals(RecordedChecksum(current), sha256, StringComparison.OrdinalIgnoreCase))
+        {
+            return null;
+        }
+        using (await _locks.AcquireAsync(path, cancellationToken))
+        {
+            if (_index.Get(path) is not { } entry || entry.Generation != generation || _open.ContainsKey(path) || LocalFile.Read(LocalPath(path)) is null)
+            {
+                // Changed, moved or open meanwhile: nothing is moved under an application; the upload goes again later.
+                return null;
+            }
+            var conflictPath = ConflictPathFor(path);
+            var mine = entry.Clone();
+            mine.Path = conflictPath;
+            mine.State = FileState.Dirty;
+            mine.ObjectKey = null;
+            mine.ETag = null;
+            mine.VersionId = null;
+            mine.Checksum = null;
+            mine.Generation++;
+            mine.DirtySinceUtc = _clock.UtcNow;
+            mine.FailedAttempts = 0;
+            mine.NextAttemptUtc = null;
+            // Index first: a crash before the move leaves an entry recovery forgets, and the upload finds the conflict again.
+            _index.Put(mine);
+            File.Move(LocalPath(path), LocalPath(conflictPath));
+
+            entry.State = FileState.Stubbed;
+            entry.Size = current.Size;
+            entry.ModifiedUtc = RecordedMtime(current);
+            entry.Checksum = RecordedChecksum(current);
+            entry.ETag = current.ETag;
+            entry.VersionId = current.VersionId;
+            entry.ObjectKey = key;
+            entry.Generation++;
+            entry.DirtySinceUtc = null;
+            entry.LastError = null;
+            _index.Put(entry);
+            LocalFile.CreateStub(LocalPath(path), entry.Size, entry.ModifiedUtc, RecordedMode(current));
+            _pathsChecked.Mark(path, _clock.UtcNow, _policy.UpdateWait);
+            LocalCopyReplaced?.Invoke(path);
+            Record(DriveEventKind.Conflict, path,
+                $"Changed here and in the bucket (by another site or tool): the local bytes were kept as '{conflictPath}', and '{path}' is the bucket's version.");
+            QueueIfDue(mine);
+            return entry;
+        }
+    }
+
+    /// <summary>"report (conflict 2026-11-24 052641).docx" beside the file, numbered when taken. The time is UTC.</summary>
+    private string ConflictPathFor(string path)
+    {
+        var folder = Core.Paths.DrivePath.Parent(path);
+        var name = path[(folder.Length == 0 ? 0 : folder.Length + 1)..];
+        var dot = name.LastIndexOf('.');
+        var (stem, extension) = dot > 0 ? (name[..dot], name[dot..]) : (name, "");
+        var stamp = _clock.UtcNow.ToString("yyyy-MM-dd HHmmss", CultureInfo.InvariantCulture);
+        for (var n = 1; ; n++)
+        {
+            var candidate = $"{stem} (conflict {stamp}{(n > 1 ? $" {n}" : "")}){extension}";
+            var candidatePath = folder.Length == 0 ? candidate : folder + "/" + candidate;
+            if (!Path.Exists(LocalPath(candidatePath)) && _index.Get(candidatePath) is null)
+            {
+                return candidatePath;
+            }
+        }
+    }
+}
