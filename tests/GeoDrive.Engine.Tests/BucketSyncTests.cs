@@ -261,19 +261,29 @@ public sealed class BucketSyncTests(S3ServerFixture s3) : IClassFixture<S3Server
     }
 
     [Fact]
-    public async Task Local_changes_win_over_a_newer_version_in_the_bucket()
+    public async Task Local_changes_and_a_newer_version_in_the_bucket_are_both_kept()
     {
         await CachedFileAsync("mine.txt", "base");
         await _rig.WriteAsync("mine.txt", "my edit"u8.ToArray());
         await PutRawAsync("mine.txt", "their edit");
         _rig.Clock.Advance(UpdateWait);
 
+        // Dirty: the local bytes are what the application sees until they go up.
         Assert.Equal("my edit"u8.ToArray(), await _rig.ReadAsync("mine.txt"));
         _rig.Clock.Advance(TimeSpan.FromMinutes(1));
         await Engine.TickAsync();
+        await Engine.WhenUploadsIdleAsync();
+        _rig.Clock.Advance(TimeSpan.FromMinutes(1));
+        await Engine.TickAsync();
+        await Engine.WhenUploadsIdleAsync();
 
-        Assert.Equal(FileState.Cached, _rig.StateOf("mine.txt"));
-        Assert.Equal("my edit"u8.ToArray(), await _rig.ObjectBytesAsync("mine.txt"));
+        // Both changed: the bucket's version keeps the name, the local one a conflict name beside it.
+        var copy = Assert.Single(Engine.FindFiles("mine (conflict *).txt"));
+        Assert.Equal(FileState.Cached, copy.State);
+        Assert.Equal("my edit"u8.ToArray(), await _rig.ObjectBytesAsync(copy.Path));
+        Assert.Equal("their edit"u8.ToArray(), await _rig.ObjectBytesAsync("mine.txt"));
+        Assert.Equal("their edit"u8.ToArray(), await _rig.ReadAsync("mine.txt"));
+        Assert.Contains(Engine.ReadEvents(kind: DriveEventKind.Conflict), e => e.Path == "mine.txt");
     }
 
     [Fact]
