@@ -77,7 +77,7 @@ public sealed class TwoSiteTests(S3ServerFixture s3) : IAsyncLifetime
 
         // The other site holds a Cached copy now; the first site deletes the file.
         File.Delete(east.Mounted("docs/plan.bin"));
-        await DriveScenario.EventuallyAsync(() => east.ObjectBytesAsync("docs/plan.bin").GetAwaiter().GetResult() is null, "the object deleted", seconds: 10);
+        await DriveScenario.EventuallyAsync(() => east.Bucket_.HeadAsync("docs/plan.bin").GetAwaiter().GetResult() is null, "the object deleted", seconds: 10);
         await DriveScenario.EventuallyAsync(() => !List(west, "docs").Contains("plan.bin"), "the delete followed on the other site", seconds: 10);
         Assert.False(File.Exists(west.Cached("docs/plan.bin")));
 
@@ -160,7 +160,7 @@ public sealed class TwoSiteTests(S3ServerFixture s3) : IAsyncLifetime
         await DriveScenario.EventuallyAsync(() => List(west, "").Contains("scan.tif"), "scan.tif listed on the other site as a stub", seconds: 10);
 
         File.Delete(east.Mounted("scan.tif"));
-        await DriveScenario.EventuallyAsync(() => east.ObjectBytesAsync("scan.tif").GetAwaiter().GetResult() is null, "the object deleted", seconds: 10);
+        await DriveScenario.EventuallyAsync(() => east.Bucket_.HeadAsync("scan.tif").GetAwaiter().GetResult() is null, "the object deleted", seconds: 10);
         await Task.Delay(UpdateWait); // the other site asks the bucket again only after updateWait: that is the behaviour under test
 
         Assert.Throws<FileNotFoundException>(() => File.ReadAllBytes(west.Mounted("scan.tif")));

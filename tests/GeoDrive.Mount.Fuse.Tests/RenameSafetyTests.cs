@@ -131,6 +131,38 @@ public sealed class RenameSafetyTests(S3ServerFixture s3) : IClassFixture<S3Serv
         }
     }
 
+    [Fact]
+    public async Task A_stubs_mark_is_not_listed_read_set_or_removed_through_the_mount()
+    {
+        var (rig, mounted) = Mount();
+        var path = Path.Combine(mounted.Root, "marked.bin");
+        await File.WriteAllBytesAsync(path, DriveRig.RandomBytes(10_000, 3));
+        await mounted.WaitForClosesAsync();
+        await rig.Engine.TickAsync();
+        await rig.Engine.WhenUploadsIdleAsync();
+        await rig.Engine.StubAsync("marked.bin");
+
+        var listed = Run("getfattr", "-d", "-m", "-", path);
+        Assert.Contains("user.geodrive.state", listed.Output, StringComparison.Ordinal);
+        Assert.DoesNotContain("user.geodrive.stub", listed.Output, StringComparison.Ordinal);
+        Assert.NotEqual(0, Run("getfattr", "-n", "user.geodrive.stub", path).ExitCode);
+        Assert.NotEqual(0, Run("setfattr", "-x", "user.geodrive.stub", path).ExitCode);
+        Assert.NotEqual(0, Run("setfattr", "-n", "user.geodrive.stub", "-v", "forged", path).ExitCode);
+        Assert.Equal("marked.bin", GeoDrive.Engine.Files.StubMark.Read(rig.Local("marked.bin"))?.Key);
+    }
+
+    private static (int ExitCode, string Output) Run(string tool, params string[] arguments)
+    {
+        using var process = System.Diagnostics.Process.Start(new System.Diagnostics.ProcessStartInfo(tool, arguments)
+        {
+            RedirectStandardOutput = true,
+            RedirectStandardError = true,
+        })!;
+        var output = process.StandardOutput.ReadToEnd() + process.StandardError.ReadToEnd();
+        process.WaitForExit();
+        return (process.ExitCode, output);
+    }
+
     public Task InitializeAsync() => Task.CompletedTask;
 
     public async Task DisposeAsync()

@@ -29,6 +29,10 @@ public sealed partial class FuseMount
         {
             return -Errno.ENOENT;
         }
+        if (IsEngineAttribute(name) && name != StateAttribute)
+        {
+            return -Errno.ENODATA;
+        }
         if (name != StateAttribute)
         {
             var n = LibC.LGetXAttr(Local(path), name, (nint)value, (nuint)size);
@@ -63,7 +67,11 @@ public sealed partial class FuseMount
         {
             return LibC.NegativeErrno();
         }
-        var all = names.AsSpan(0, (int)length).ToArray();
+        // The engine's own attributes on the cache file (a stub's mark) are not the application's to see.
+        var all = Encoding.UTF8.GetString(names, 0, (int)length).Split('\0', StringSplitOptions.RemoveEmptyEntries)
+            .Where(n => !IsEngineAttribute(n))
+            .SelectMany(n => Encoding.UTF8.GetBytes(n + "\0"))
+            .ToArray();
         if (_drive.GetStateAttribute(path) is not null)
         {
             all = [.. all, .. Encoding.UTF8.GetBytes(StateAttribute), 0];
@@ -72,10 +80,13 @@ public sealed partial class FuseMount
     }
 
     internal int SetXAttr(string fusePath, string name, nint value, nuint size, int flags) =>
-        name == StateAttribute ? -Errno.EPERM : Guarded(fusePath, local => LibC.LSetXAttr(local, name, value, size, flags));
+        IsEngineAttribute(name) ? -Errno.EPERM : Guarded(fusePath, local => LibC.LSetXAttr(local, name, value, size, flags));
 
     internal int RemoveXAttr(string fusePath, string name) =>
-        name == StateAttribute ? -Errno.EPERM : Guarded(fusePath, local => LibC.LRemoveXAttr(local, name));
+        IsEngineAttribute(name) ? -Errno.EPERM : Guarded(fusePath, local => LibC.LRemoveXAttr(local, name));
+
+    /// <summary>user.geodrive.*: the state (read-only) and the engine's marks (hidden), never set or removed through the mount.</summary>
+    private static bool IsEngineAttribute(string name) => name.StartsWith("user.geodrive.", StringComparison.Ordinal);
 
     /// <summary>getxattr/listxattr convention: size 0 asks for the length; too small a buffer is ERANGE.</summary>
     private static unsafe int CopyOut(byte[] bytes, byte* destination, int size)

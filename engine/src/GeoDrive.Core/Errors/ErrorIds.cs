@@ -27,6 +27,7 @@ public static class ErrorIds
     public const string StoreError = "StoreError";
     public const string HostileObjectKey = "HostileObjectKey";
     public const string SourceChanged = "SourceChanged";
+    public const string StubNotData = "StubNotData";
 
     // Drives and mounts
     public const string DriveNotFound = "DriveNotFound";

@@ -79,7 +79,7 @@ public sealed partial class DriveEngine
             entry.DirtySinceUtc = null;
             entry.LastError = null;
             _index.Put(entry);
-            LocalFile.CreateStub(LocalPath(path), entry.Size, entry.ModifiedUtc, RecordedMode(current));
+            LocalFile.CreateStub(LocalPath(path), entry.Size, entry.ModifiedUtc, RecordedMode(current), StubMark.For(entry, key));
             _pathsChecked.Mark(path, _clock.UtcNow, _policy.UpdateWait);
             LocalCopyReplaced?.Invoke(path);
             Record(DriveEventKind.Conflict, path,

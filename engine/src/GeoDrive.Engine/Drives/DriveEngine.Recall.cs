@@ -322,13 +322,19 @@ public sealed partial class DriveEngine
             }
             entry.Checksum ??= sha256;
             File.SetLastWriteTimeUtc(localPath, entry.ModifiedUtc.UtcDateTime);
+            // On disk before the index says Cached and the mark goes: a power cut must not leave a "Cached" file of zeros.
+            using (var written = new FileStream(localPath, FileMode.Open, FileAccess.ReadWrite, FileShare.ReadWrite | FileShare.Delete))
+            {
+                written.Flush(flushToDisk: true);
+            }
+            StubMark.Clear(localPath);
         }
         catch (Exception ex)
         {
             if (entry is { State: FileState.Recalling })
             {
                 // Back to a clean stub: partial bytes are never taken for the file's data.
-                LocalFile.MakeStub(localPath, entry.Size, entry.ModifiedUtc);
+                LocalFile.MakeStub(localPath, entry.Size, entry.ModifiedUtc, StubMark.For(entry, key));
                 entry.State = FileState.Stubbed;
                 entry.LastError = ex is OperationCanceledException ? entry.LastError : ex.Message;
                 _index.Put(entry);

@@ -52,12 +52,26 @@ public sealed partial class DriveEngine
                     {
                         _stubsToBringHome[entry.Path] = 0;
                     }
-                    if (entry.State == FileState.Recalling || local.Value.Size != entry.Size)
+                    var stubKey = entry.ObjectKey ?? KeyFor(entry.Path);
+                    if (entry.State == FileState.Recalling)
                     {
-                        LocalFile.MakeStub(localPath, entry.Size, entry.ModifiedUtc);
+                        // An interrupted recall: its partial bytes came from the bucket and go again.
+                        LocalFile.MakeStub(localPath, entry.Size, entry.ModifiedUtc, StubMark.For(entry, stubKey));
                         entry.State = FileState.Stubbed;
                         _index.Put(entry);
                         report.StubsRepaired++;
+                    }
+                    else if (StubMark.Read(localPath) is { } mark ? !mark.IsPlaceholder(local.Value) : local.Value.Size != entry.Size || local.Value.ModifiedUtc != entry.ModifiedUtc)
+                    {
+                        // Written into while nobody watched (straight into the cache): those bytes are kept beside it.
+                        KeepBytesWrittenIntoStub(entry.Path, StubMark.For(entry, stubKey), local.Value);
+                        report.ChangedFound++;
+                        continue;
+                    }
+                    else if (StubMark.Read(localPath) is null)
+                    {
+                        // A stub from before stubs were marked (or whose marking a crash cut short): marked now.
+                        StubMark.Write(localPath, StubMark.For(entry, stubKey));
                     }
                     TrackDisplaced(entry);
                     break;
@@ -81,16 +95,71 @@ public sealed partial class DriveEngine
             {
                 continue;
             }
-            if (LocalFile.Read(LocalPath(file)) is { } local)
+            if (LocalFile.Read(LocalPath(file)) is not { } local)
             {
-                var entry = new FileEntry { Path = file, LastAccessUtc = _clock.UtcNow };
-                ApplyChange(entry, local);
-                _index.Put(entry);
-                report.NewFound++;
+                continue;
             }
+            if (StubMark.Read(LocalPath(file)) is { } mark)
+            {
+                // A stub the index does not know (a lost index, a crash between a rename on disk and in the
+                // index): it is a stub, by its own mark, never data to upload over its object.
+                if (!mark.IsPlaceholder(local))
+                {
+                    KeepBytesWrittenIntoStub(file, mark, local);
+                    report.ChangedFound++;
+                    continue;
+                }
+                var stub = StubFromMark(file, mark);
+                _index.Put(stub);
+                if (mark.Key != KeyFor(file))
+                {
+                    Tombstone(mark.Key);
+                    TrackDisplaced(stub);
+                    _owedChanges.OweCopies([(mark.Key, KeyFor(file))]);
+                }
+                report.StubsRepaired++;
+                continue;
+            }
+            var entry = new FileEntry { Path = file, LastAccessUtc = _clock.UtcNow };
+            ApplyChange(entry, local);
+            _index.Put(entry);
+            report.NewFound++;
         }
         Record(DriveEventKind.Service, null, $"Drive started: {report}.");
         return Task.FromResult(report);
+    }
+
+    private FileEntry StubFromMark(string path, StubMark mark) => new()
+    {
+        Path = path,
+        State = FileState.Stubbed,
+        Size = mark.Size,
+        ModifiedUtc = mark.ModifiedUtc,
+        LastAccessUtc = _clock.UtcNow,
+        Checksum = mark.Sha256,
+        ObjectKey = mark.Key,
+        ETag = mark.ETag,
+        VersionId = mark.VersionId,
+    };
+
+    /// <summary>
+    /// A stub whose cache file was written into while the service was down: the file (zeros and the bytes
+    /// written) moves to a conflict name as new data, and the name becomes the stub again. Nothing is dropped.
+    /// </summary>
+    private void KeepBytesWrittenIntoStub(string path, StubMark mark, LocalFile local)
+    {
+        var conflictPath = ConflictPathFor(path);
+        var mine = new FileEntry { Path = conflictPath, LastAccessUtc = _clock.UtcNow };
+        ApplyChange(mine, local);
+        _index.Put(mine);
+        File.Move(LocalPath(path), LocalPath(conflictPath));
+        StubMark.Clear(LocalPath(conflictPath));
+        var stub = StubFromMark(path, mark);
+        _index.Put(stub);
+        LocalFile.CreateStub(LocalPath(path), stub.Size, stub.ModifiedUtc, local.Mode, mark);
+        TrackDisplaced(stub);
+        Record(DriveEventKind.Conflict, path,
+            $"The stub was written into while the service was down: those bytes were kept as '{conflictPath}', and '{path}' is a stub again.");
     }
 
     private IEnumerable<string> EnumerateCacheFiles()

@@ -64,6 +64,23 @@ public sealed partial class DriveEngine
             {
                 hashes = await FileHashes.ComputeAsync(localPath, withMd5: true, cancellationToken);
             }
+            if (head is not null && !IsSameVersion(entry, head))
+            {
+                // Another site or tool replaced the object of this unchanged file: the clean file follows
+                // the bucket (it becomes a stub of that version), and nothing is uploaded over it.
+                entry.State = FileState.Stubbed;
+                entry.Size = head.Size;
+                entry.ModifiedUtc = RecordedMtime(head);
+                entry.Checksum = RecordedChecksum(head);
+                entry.ETag = head.ETag;
+                entry.VersionId = head.VersionId;
+                entry.ObjectKey = key;
+                _index.Put(entry);
+                LocalFile.MakeStub(localPath, entry.Size, entry.ModifiedUtc, StubMark.For(entry, key));
+                LocalCopyReplaced?.Invoke(path);
+                Record(DriveEventKind.Sync, path, $"The bucket holds a newer version ({ByteSize.Format(entry.Size)}); the unchanged local copy became a stub of it.");
+                return entry;
+            }
             if (head is null || !ObjectLayout.Holds(head, entry.Size, entry.Checksum, hashes.Md5))
             {
                 MarkDirty(entry, local.Value);

@@ -62,6 +62,26 @@ public sealed partial class DriveEngine
                 // Renamed or deleted under us: the mount's rename or delete, arriving next, moves or drops the entry.
                 throw NotFound(path);
             }
+            if (StubMark.Read(localPath) is { } mark)
+            {
+                if (mark.IsPlaceholder(found))
+                {
+                    // A stub's zeros, never data (a truncating open that failed, a lost index): it stays a stub.
+                    entry.State = FileState.Stubbed;
+                    entry.Size = mark.Size;
+                    entry.ModifiedUtc = mark.ModifiedUtc;
+                    entry.ObjectKey = mark.Key;
+                    entry.Checksum = mark.Sha256 ?? entry.Checksum;
+                    entry.ETag = mark.ETag;
+                    entry.VersionId = mark.VersionId;
+                    entry.DirtySinceUtc = null;
+                    _index.Put(entry);
+                    Record(DriveEventKind.Error, path, "The file still holds a stub's placeholder, not data: it was not uploaded and stays a stub.", ErrorIds.StubNotData);
+                    return entry;
+                }
+                // Truncated or written since: real bytes, and the mark is stale.
+                StubMark.Clear(localPath);
+            }
             local = found;
             entry.State = FileState.Uploading;
             // Not waited for: after a crash Uploading and Dirty mean the same (upload again), and a

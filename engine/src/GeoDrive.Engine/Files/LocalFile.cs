@@ -18,10 +18,12 @@ public readonly record struct LocalFile(long Size, DateTimeOffset ModifiedUtc, U
     /// data blocks (a sparse file). Reading it locally gives zeros, which is why only the engine decides
     /// when its data may be served.
     /// </summary>
-    public static void MakeStub(string localPath, long size, DateTimeOffset modifiedUtc)
+    public static void MakeStub(string localPath, long size, DateTimeOffset modifiedUtc, StubMark mark)
     {
         using (var stream = new FileStream(localPath, FileMode.Open, FileAccess.Write, FileShare.ReadWrite | FileShare.Delete))
         {
+            // Marked before a byte goes: a crash in between leaves a marked file with its data, never unmarked zeros.
+            StubMark.Write(localPath, mark);
             stream.SetLength(0);
             stream.SetLength(size);
             stream.Flush(flushToDisk: true);
@@ -33,7 +35,7 @@ public readonly record struct LocalFile(long Size, DateTimeOffset ModifiedUtc, U
     /// Makes a new stub for an object found in the bucket: a sparse file of its size with its recorded
     /// time and mode. Never replaces an existing file (CreateNew), so nothing local is overwritten.
     /// </summary>
-    public static void CreateStub(string localPath, long size, DateTimeOffset modifiedUtc, UnixFileMode mode)
+    public static void CreateStub(string localPath, long size, DateTimeOffset modifiedUtc, UnixFileMode mode, StubMark mark)
     {
         var options = new FileStreamOptions { Mode = FileMode.CreateNew, Access = FileAccess.Write, Share = FileShare.None };
         if (!OperatingSystem.IsWindows())
@@ -42,6 +44,7 @@ public readonly record struct LocalFile(long Size, DateTimeOffset ModifiedUtc, U
         }
         using (var stream = new FileStream(localPath, options))
         {
+            StubMark.Write(localPath, mark);
             stream.SetLength(size);
         }
         File.SetLastWriteTimeUtc(localPath, modifiedUtc.UtcDateTime);
@@ -53,5 +56,6 @@ public sealed class SparseFileStubs : Core.Ports.ILocalStubs
 {
     public static readonly SparseFileStubs Instance = new();
 
-    public void MakeStub(Core.Model.FileEntry entry, string localPath) => LocalFile.MakeStub(localPath, entry.Size, entry.ModifiedUtc);
+    public void MakeStub(Core.Model.FileEntry entry, string localPath) =>
+        LocalFile.MakeStub(localPath, entry.Size, entry.ModifiedUtc, StubMark.For(entry, entry.ObjectKey ?? throw new InvalidOperationException($"'{entry.Path}' has no object to stand for.")));
 }

@@ -1,0 +1,152 @@
+using Amazon.S3.Model;
+using GeoDrive.Core.Errors;
+using GeoDrive.Core.Model;
+using GeoDrive.Core.Ports;
+using GeoDrive.Engine.Files;
+using GeoDrive.TestSupport;
+
+namespace GeoDrive.Engine.Tests;
+
+/// <summary>
+/// A stub carries its own mark (an xattr on the cache file), so neither a lost index, a crash between a
+/// rename on disk and in the index, nor a truncation that never happened can make its zeros look like
+/// data; bytes written into a stub while the service was down are kept; and a clean file whose object
+/// another site replaced follows the bucket when it is stubbed.
+/// </summary>
+public sealed class StubMarkTests(S3ServerFixture s3) : IClassFixture<S3ServerFixture>
+{
+    private static async Task<byte[]> StubbedFileAsync(DriveRig rig, string path, int size, int seed)
+    {
+        var bytes = DriveRig.RandomBytes(size, seed);
+        await rig.WriteAsync(path, bytes);
+        await rig.Engine.UploadAsync(path);
+        await rig.Engine.StubAsync(path);
+        Assert.Equal(FileState.Stubbed, rig.StateOf(path));
+        return bytes;
+    }
+
+    private static async Task SettleAsync(DriveRig rig)
+    {
+        rig.Clock.Advance(TimeSpan.FromMinutes(1));
+        await rig.Engine.TickAsync();
+        await rig.Engine.WhenUploadsIdleAsync();
+    }
+
+    /// <summary>As an administrator who follows "move .geodrive aside" does: the index is gone, the cache stays.</summary>
+    private static async Task RestartWithoutIndexAsync(DriveRig rig)
+    {
+        await rig.Engine.DisposeAsync();
+        rig.Index.Dispose();
+        Directory.Move(rig.StatePath, rig.StatePath + ".aside");
+        await rig.RestartAsync();
+    }
+
+    [Fact]
+    public async Task A_lost_index_takes_marked_stubs_for_stubs_and_never_uploads_their_zeros_over_their_objects()
+    {
+        await using var rig = new DriveRig(s3);
+        var stubbed = await StubbedFileAsync(rig, "scans/a.tif", 100_000, 1);
+        var cached = DriveRig.RandomBytes(5_000, 2);
+        await rig.WriteAsync("notes.txt", cached);
+        await rig.Engine.UploadAsync("notes.txt");
+
+        await RestartWithoutIndexAsync(rig);
+        await SettleAsync(rig);
+
+        Assert.Equal(FileState.Stubbed, rig.StateOf("scans/a.tif"));
+        Assert.Equal(stubbed, await rig.ObjectBytesAsync("scans/a.tif"));
+        Assert.Equal(stubbed, await rig.ReadAsync("scans/a.tif"));
+        Assert.Equal(cached, await rig.ObjectBytesAsync("notes.txt"));
+    }
+
+    [Fact]
+    public async Task A_stub_renamed_on_disk_but_not_in_the_index_before_a_crash_is_a_stub_under_its_new_name_and_its_object_follows()
+    {
+        await using var rig = new DriveRig(s3);
+        var bytes = await StubbedFileAsync(rig, "old.bin", 50_000, 3);
+
+        // The mount renamed the cache file; the process died before the engine heard of it.
+        await rig.Engine.DisposeAsync();
+        File.Move(rig.Local("old.bin"), rig.Local("new.bin"));
+        await rig.RestartAsync();
+        await SettleAsync(rig);
+        await SettleAsync(rig);
+
+        Assert.Null(rig.Engine.GetFile("old.bin"));
+        Assert.Equal(FileState.Stubbed, rig.StateOf("new.bin"));
+        Assert.Equal(bytes, await rig.ObjectBytesAsync("new.bin"));
+        Assert.Null(await rig.ObjectBytesAsync("old.bin"));
+        Assert.Equal(bytes, await rig.ReadAsync("new.bin"));
+    }
+
+    [Fact]
+    public async Task Bytes_written_into_a_stub_while_the_service_was_down_are_kept_beside_it_and_the_stub_stays()
+    {
+        await using var rig = new DriveRig(s3);
+        var bytes = await StubbedFileAsync(rig, "report.docx", 40_000, 4);
+        var written = "written while nobody watched"u8.ToArray();
+
+        await rig.Engine.DisposeAsync();
+        await using (var file = new FileStream(rig.Local("report.docx"), FileMode.Open, FileAccess.Write))
+        {
+            await file.WriteAsync(written);
+        }
+        await rig.RestartAsync();
+        await SettleAsync(rig);
+
+        var kept = Assert.Single(rig.Engine.FindFiles("report (conflict *).docx"));
+        var keptBytes = await File.ReadAllBytesAsync(rig.Local(kept.Path));
+        Assert.Equal(written, keptBytes[..written.Length]);
+        Assert.Equal(keptBytes, await rig.ObjectBytesAsync(kept.Path));
+        Assert.Equal(FileState.Stubbed, rig.StateOf("report.docx"));
+        Assert.Equal(bytes, await rig.ReadAsync("report.docx"));
+        Assert.Equal(bytes, await rig.ObjectBytesAsync("report.docx"));
+        Assert.Contains(rig.Engine.ReadEvents(kind: DriveEventKind.Conflict), e => e.Path == "report.docx");
+    }
+
+    [Fact]
+    public async Task A_truncating_open_of_a_stub_whose_truncation_failed_uploads_no_zeros_stand_in_for_the_failed_open()
+    {
+        await using var rig = new DriveRig(s3);
+        var bytes = await StubbedFileAsync(rig, "data.bin", 30_000, 5);
+
+        // open(O_TRUNC): the engine hears of it; the front end's own open then fails (EMFILE, EIO) and
+        // the file is left as it was. The stand-in: nothing is truncated.
+        await rig.Engine.OpenAsync("data.bin", rig.Caller, OpenIntent.Truncate);
+        await rig.Engine.ClosedAsync("data.bin", rig.Caller, modified: false);
+        await SettleAsync(rig);
+
+        Assert.Equal(bytes, await rig.ObjectBytesAsync("data.bin"));
+        Assert.Equal(FileState.Stubbed, rig.StateOf("data.bin"));
+        Assert.Contains(rig.Engine.ReadEvents(kind: DriveEventKind.Error), e => e.ErrorId == ErrorIds.StubNotData);
+        Assert.Equal(bytes, await rig.ReadAsync("data.bin"));
+    }
+
+    [Fact]
+    public async Task A_clean_file_whose_object_another_site_replaced_becomes_a_stub_of_that_version_when_stubbed_and_nothing_is_uploaded()
+    {
+        await using var rig = new DriveRig(s3);
+        await rig.WriteAsync("plan.txt", "ours"u8.ToArray());
+        await rig.Engine.UploadAsync("plan.txt");
+        await rig.S3.Client.PutObjectAsync(new PutObjectRequest { BucketName = rig.Bucket, Key = "plan.txt", ContentBody = "theirs, newer" });
+
+        var entry = await rig.Engine.StubAsync("plan.txt");
+        await SettleAsync(rig);
+
+        Assert.Equal(FileState.Stubbed, entry.State);
+        Assert.Equal("theirs, newer"u8.ToArray(), await rig.ObjectBytesAsync("plan.txt"));
+        Assert.Equal("theirs, newer"u8.ToArray(), await rig.ReadAsync("plan.txt"));
+    }
+
+    [Fact]
+    public async Task A_stub_carries_its_mark_and_a_recalled_file_does_not()
+    {
+        await using var rig = new DriveRig(s3);
+        await StubbedFileAsync(rig, "m.bin", 1_000, 6);
+        Assert.Equal("m.bin", StubMark.Read(rig.Local("m.bin"))?.Key);
+
+        await rig.ReadAsync("m.bin");
+
+        Assert.Null(StubMark.Read(rig.Local("m.bin")));
+    }
+}
