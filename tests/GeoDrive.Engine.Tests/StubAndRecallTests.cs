@@ -87,18 +87,23 @@ public sealed class StubAndRecallTests(S3ServerFixture s3) : IClassFixture<S3Ser
     }
 
     [Fact]
-    public async Task A_file_whose_object_was_replaced_in_the_bucket_is_not_stubbed()
+    public async Task A_file_whose_object_was_replaced_in_the_bucket_follows_it_when_stubbed_and_nothing_is_uploaded_over_it()
     {
-        var content = await CachedFileAsync("shared.txt", 100);
-        using (var other = new MemoryStream(DriveRig.RandomBytes(100, seed: 7)))
+        await CachedFileAsync("shared.txt", 100);
+        var theirs = DriveRig.RandomBytes(100, seed: 7);
+        using (var other = new MemoryStream(theirs))
         {
             await _rig.Store.PutAsync("shared.txt", other, 100, new Dictionary<string, string>());
         }
 
-        var ex = await Assert.ThrowsAsync<GeoDriveException>(() => _rig.Engine.StubAsync("shared.txt"));
+        var entry = await _rig.Engine.StubAsync("shared.txt");
+        _rig.Clock.Advance(TimeSpan.FromHours(1));
+        await _rig.Engine.TickAsync();
 
-        Assert.Equal(ErrorIds.ObjectMismatch, ex.ErrorId);
-        Assert.Equal(content, await File.ReadAllBytesAsync(_rig.Local("shared.txt")));
+        // Clean: the bucket's version wins, as at any open; the local copy was never uploaded over it.
+        Assert.Equal(FileState.Stubbed, entry.State);
+        Assert.Equal(theirs, await _rig.ObjectBytesAsync("shared.txt"));
+        Assert.Equal(theirs, await _rig.ReadAsync("shared.txt"));
     }
 
     [Fact]

@@ -143,7 +143,8 @@ public sealed class StubMarkTests(S3ServerFixture s3) : IClassFixture<S3ServerFi
     {
         await using var rig = new DriveRig(s3);
         await StubbedFileAsync(rig, "m.bin", 1_000, 6);
-        Assert.Equal("m.bin", StubMark.Read(rig.Local("m.bin"))?.Key);
+        Assert.Equal(new StubMark(1_000, rig.Engine.GetFile("m.bin")!.ModifiedUtc, null, StubMark.HashOf("m.bin")), StubMark.Read(rig.Local("m.bin")));
+        Assert.Equal(0, rig.AllocatedBlocks("m.bin"));
 
         await rig.ReadAsync("m.bin");
 

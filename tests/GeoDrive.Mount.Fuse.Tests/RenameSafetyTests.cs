@@ -148,7 +148,7 @@ public sealed class RenameSafetyTests(S3ServerFixture s3) : IClassFixture<S3Serv
         Assert.NotEqual(0, Run("getfattr", "-n", "user.geodrive.stub", path).ExitCode);
         Assert.NotEqual(0, Run("setfattr", "-x", "user.geodrive.stub", path).ExitCode);
         Assert.NotEqual(0, Run("setfattr", "-n", "user.geodrive.stub", "-v", "forged", path).ExitCode);
-        Assert.Equal("marked.bin", GeoDrive.Engine.Files.StubMark.Read(rig.Local("marked.bin"))?.Key);
+        Assert.NotNull(GeoDrive.Engine.Files.StubMark.Read(rig.Local("marked.bin")));
     }
 
     private static (int ExitCode, string Output) Run(string tool, params string[] arguments)

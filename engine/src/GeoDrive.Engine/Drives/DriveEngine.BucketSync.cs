@@ -203,7 +203,7 @@ public sealed partial class DriveEngine
         entry.LastError = null;
         // Index first: after a crash here, recovery finds a "stub" of the wrong size and re-stubs it.
         _index.Put(entry);
-        LocalFile.MakeStub(LocalPath(path), entry.Size, entry.ModifiedUtc, StubMark.For(entry, key));
+        LocalFile.MakeStub(LocalPath(path), entry.Size, entry.ModifiedUtc, MarkFor(entry, key));
         // Before the open returns: the kernel's cached size and pages are of the old version.
         LocalCopyReplaced?.Invoke(path);
         Record(DriveEventKind.Sync, path, previous == FileState.Cached
@@ -401,7 +401,7 @@ public sealed partial class DriveEngine
         _index.Put(entry);
         try
         {
-            LocalFile.CreateStub(local, entry.Size, entry.ModifiedUtc, RecordedMode(head), StubMark.For(entry, head.Key));
+            LocalFile.CreateStub(local, entry.Size, entry.ModifiedUtc, RecordedMode(head), MarkFor(entry, head.Key));
         }
         catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
         {

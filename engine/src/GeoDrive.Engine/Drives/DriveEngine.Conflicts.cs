@@ -16,6 +16,9 @@ public sealed partial class DriveEngine
 {
     private string? _siteId;
 
+    /// <summary>The mark of a stub of <paramref name="entry"/> standing for <paramref name="key"/>.</summary>
+    private StubMark MarkFor(FileEntry entry, string key) => StubMark.For(entry, key, KeyFor(entry.Path));
+
     /// <summary>This drive's own id (in its state folder), written into every object it uploads (geodrive-site).</summary>
     public string SiteId => _siteId ??= LoadOrCreateSiteId();
 
@@ -79,7 +82,7 @@ public sealed partial class DriveEngine
             entry.DirtySinceUtc = null;
             entry.LastError = null;
             _index.Put(entry);
-            LocalFile.CreateStub(LocalPath(path), entry.Size, entry.ModifiedUtc, RecordedMode(current), StubMark.For(entry, key));
+            LocalFile.CreateStub(LocalPath(path), entry.Size, entry.ModifiedUtc, RecordedMode(current), MarkFor(entry, key));
             _pathsChecked.Mark(path, _clock.UtcNow, _policy.UpdateWait);
             LocalCopyReplaced?.Invoke(path);
             Record(DriveEventKind.Conflict, path,

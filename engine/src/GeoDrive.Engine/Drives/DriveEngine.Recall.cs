@@ -334,7 +334,7 @@ public sealed partial class DriveEngine
             if (entry is { State: FileState.Recalling })
             {
                 // Back to a clean stub: partial bytes are never taken for the file's data.
-                LocalFile.MakeStub(localPath, entry.Size, entry.ModifiedUtc, StubMark.For(entry, key));
+                LocalFile.MakeStub(localPath, entry.Size, entry.ModifiedUtc, MarkFor(entry, key));
                 entry.State = FileState.Stubbed;
                 entry.LastError = ex is OperationCanceledException ? entry.LastError : ex.Message;
                 _index.Put(entry);

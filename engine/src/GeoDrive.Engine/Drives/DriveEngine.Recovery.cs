@@ -16,6 +16,7 @@ public sealed partial class DriveEngine
         var report = new RecoveryReport();
 
         var copiesOwed = new List<(string From, string To)>();
+        var vanishedStubs = new List<FileEntry>();
         foreach (var entry in _index.All().ToList())
         {
             cancellationToken.ThrowIfCancellationRequested();
@@ -24,6 +25,11 @@ public sealed partial class DriveEngine
             if (local is null)
             {
                 // Gone from the cache while the service was down: forget it, keep its object (never guess a delete).
+                if (entry.State is FileState.Stubbed or FileState.Recalling && entry.ObjectKey is not null)
+                {
+                    // Or renamed on disk before the index heard of it: its marked file elsewhere is matched below.
+                    vanishedStubs.Add(entry);
+                }
                 _index.Delete(entry.Path);
                 report.Forgotten++;
                 continue;
@@ -56,7 +62,7 @@ public sealed partial class DriveEngine
                     if (entry.State == FileState.Recalling)
                     {
                         // An interrupted recall: its partial bytes came from the bucket and go again.
-                        LocalFile.MakeStub(localPath, entry.Size, entry.ModifiedUtc, StubMark.For(entry, stubKey));
+                        LocalFile.MakeStub(localPath, entry.Size, entry.ModifiedUtc, MarkFor(entry, stubKey));
                         entry.State = FileState.Stubbed;
                         _index.Put(entry);
                         report.StubsRepaired++;
@@ -64,14 +70,14 @@ public sealed partial class DriveEngine
                     else if (StubMark.Read(localPath) is { } mark ? !mark.IsPlaceholder(local.Value) : local.Value.Size != entry.Size || local.Value.ModifiedUtc != entry.ModifiedUtc)
                     {
                         // Written into while nobody watched (straight into the cache): those bytes are kept beside it.
-                        KeepBytesWrittenIntoStub(entry.Path, StubMark.For(entry, stubKey), local.Value);
+                        KeepBytesWrittenIntoStub(entry.Path, MarkFor(entry, stubKey), local.Value);
                         report.ChangedFound++;
                         continue;
                     }
                     else if (StubMark.Read(localPath) is null)
                     {
                         // A stub from before stubs were marked (or whose marking a crash cut short): marked now.
-                        StubMark.Write(localPath, StubMark.For(entry, stubKey));
+                        StubMark.Write(localPath, MarkFor(entry, stubKey));
                     }
                     TrackDisplaced(entry);
                     break;
@@ -110,12 +116,22 @@ public sealed partial class DriveEngine
                     continue;
                 }
                 var stub = StubFromMark(file, mark);
-                _index.Put(stub);
-                if (mark.Key != KeyFor(file))
+                if (mark.Key is null && mark.KeyHash != StubMark.HashOf(KeyFor(file))
+                    && vanishedStubs.FirstOrDefault(v => StubMark.HashOf(v.ObjectKey!) == mark.KeyHash) is { } was)
                 {
-                    Tombstone(mark.Key);
+                    // The stub of another name, moved here on disk: it stands for that name's object.
+                    stub.ObjectKey = was.ObjectKey;
+                    stub.Checksum = was.Checksum;
+                    stub.ETag = was.ETag;
+                    stub.VersionId = was.VersionId;
+                    mark = mark with { Key = was.ObjectKey };
+                }
+                _index.Put(stub);
+                if (mark.Key is { } elsewhere)
+                {
+                    Tombstone(elsewhere);
                     TrackDisplaced(stub);
-                    _owedChanges.OweCopies([(mark.Key, KeyFor(file))]);
+                    _owedChanges.OweCopies([(elsewhere, KeyFor(file))]);
                 }
                 report.StubsRepaired++;
                 continue;
@@ -136,10 +152,8 @@ public sealed partial class DriveEngine
         Size = mark.Size,
         ModifiedUtc = mark.ModifiedUtc,
         LastAccessUtc = _clock.UtcNow,
-        Checksum = mark.Sha256,
-        ObjectKey = mark.Key,
-        ETag = mark.ETag,
-        VersionId = mark.VersionId,
+        // Its checksum and version are the object's metadata: the next open asks the bucket (fileSync).
+        ObjectKey = mark.Key ?? KeyFor(path),
     };
 
     /// <summary>

@@ -76,7 +76,7 @@ public sealed partial class DriveEngine
                 entry.VersionId = head.VersionId;
                 entry.ObjectKey = key;
                 _index.Put(entry);
-                LocalFile.MakeStub(localPath, entry.Size, entry.ModifiedUtc, StubMark.For(entry, key));
+                LocalFile.MakeStub(localPath, entry.Size, entry.ModifiedUtc, MarkFor(entry, key));
                 LocalCopyReplaced?.Invoke(path);
                 Record(DriveEventKind.Sync, path, $"The bucket holds a newer version ({ByteSize.Format(entry.Size)}); the unchanged local copy became a stub of it.");
                 return entry;
@@ -96,6 +96,7 @@ public sealed partial class DriveEngine
             // "stub" with its data still there and simply re-stubs it; never the other way round.
             entry.State = FileState.Stubbed;
             _index.Put(entry);
+            StubMark.Write(localPath, MarkFor(entry, key));
             try
             {
                 LocalStubs.MakeStub(entry, localPath);
@@ -103,6 +104,7 @@ public sealed partial class DriveEngine
             catch (GeoDriveException)
             {
                 // The front end refused (ProjFS: the file is open or changed); its data is untouched.
+                StubMark.Clear(localPath);
                 entry.State = FileState.Cached;
                 _index.Put(entry);
                 StubScanNeededBy(_clock.UtcNow);

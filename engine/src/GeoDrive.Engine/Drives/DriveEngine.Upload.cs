@@ -70,10 +70,7 @@ public sealed partial class DriveEngine
                     entry.State = FileState.Stubbed;
                     entry.Size = mark.Size;
                     entry.ModifiedUtc = mark.ModifiedUtc;
-                    entry.ObjectKey = mark.Key;
-                    entry.Checksum = mark.Sha256 ?? entry.Checksum;
-                    entry.ETag = mark.ETag;
-                    entry.VersionId = mark.VersionId;
+                    entry.ObjectKey = mark.Key ?? entry.ObjectKey ?? key;
                     entry.DirtySinceUtc = null;
                     _index.Put(entry);
                     Record(DriveEventKind.Error, path, "The file still holds a stub's placeholder, not data: it was not uploaded and stays a stub.", ErrorIds.StubNotData);

@@ -18,12 +18,15 @@ public readonly record struct LocalFile(long Size, DateTimeOffset ModifiedUtc, U
     /// data blocks (a sparse file). Reading it locally gives zeros, which is why only the engine decides
     /// when its data may be served.
     /// </summary>
-    public static void MakeStub(string localPath, long size, DateTimeOffset modifiedUtc, StubMark mark)
+    public static void MakeStub(string localPath, long size, DateTimeOffset modifiedUtc, StubMark? mark)
     {
         using (var stream = new FileStream(localPath, FileMode.Open, FileAccess.Write, FileShare.ReadWrite | FileShare.Delete))
         {
             // Marked before a byte goes: a crash in between leaves a marked file with its data, never unmarked zeros.
-            StubMark.Write(localPath, mark);
+            if (mark is not null)
+            {
+                StubMark.Write(localPath, mark);
+            }
             stream.SetLength(0);
             stream.SetLength(size);
             stream.Flush(flushToDisk: true);
@@ -57,5 +60,6 @@ public sealed class SparseFileStubs : Core.Ports.ILocalStubs
     public static readonly SparseFileStubs Instance = new();
 
     public void MakeStub(Core.Model.FileEntry entry, string localPath) =>
-        LocalFile.MakeStub(localPath, entry.Size, entry.ModifiedUtc, StubMark.For(entry, entry.ObjectKey ?? throw new InvalidOperationException($"'{entry.Path}' has no object to stand for.")));
+        // The engine marked it already (it knows which key the stub stands for).
+        LocalFile.MakeStub(localPath, entry.Size, entry.ModifiedUtc, mark: null);
 }

@@ -6,20 +6,28 @@ using GeoDrive.Core.Model;
 namespace GeoDrive.Engine.Files;
 
 /// <summary>
-/// A stub's own mark: an extended attribute on the cache file (<see cref="Name"/>) with the object it
-/// stands for. A cache file that carries it holds a placeholder's zeros, never data, whatever the index
-/// says or whether there is an index at all; a file without it is data (docs/architecture.md, "Stubs
-/// carry their own mark"). Set before a file becomes a stub, removed only once its bytes are real
-/// (a verified recall). On Windows the ProjFS placeholder state plays this part: every call is a no-op there.
+/// A stub's own mark: an extended attribute on the cache file (<see cref="Name"/>) saying it is a
+/// placeholder of this size and time, and which object it stands for when that is not its own name's key.
+/// A cache file that carries it holds a placeholder's zeros, never data, whatever the index says or
+/// whether there is an index at all; a file without it is data (docs/architecture.md, "Stubs carry their
+/// own mark"). Set before a file becomes a stub, removed only once its bytes are real (a verified
+/// recall). Kept short, so it fits in the inode and a stub still holds no block. On Windows the ProjFS
+/// placeholder state plays this part: every call is a no-op there.
 /// </summary>
-public sealed partial record StubMark(string Key, long Size, DateTimeOffset ModifiedUtc, string? Sha256, string? ETag, string? VersionId)
+/// <param name="Key">The object key when it differs from the key of the file's own name (a renamed stub), else null.</param>
+/// <param name="KeyHash">The first 12 hex digits of the SHA-256 of the object key: a stub renamed on disk while its
+/// index did not hear of it is matched to the entry it was (whose key it no longer names).</param>
+public sealed partial record StubMark(long Size, DateTimeOffset ModifiedUtc, string? Key, string KeyHash)
 {
     /// <summary>The attribute's name; the mount hides it and refuses to set or remove it.</summary>
     public const string Name = "user.geodrive.stub";
 
-    private const string Version = "geodrive-stub/1";
+    private const string Version = "s1";
 
-    public static StubMark For(FileEntry entry, string key) => new(key, entry.Size, entry.ModifiedUtc, entry.Checksum, entry.ETag, entry.VersionId);
+    public static StubMark For(FileEntry entry, string key, string ownKey) => new(entry.Size, entry.ModifiedUtc, key == ownKey ? null : key, HashOf(key));
+
+    public static string HashOf(string key) =>
+        Convert.ToHexStringLower(System.Security.Cryptography.SHA256.HashData(Encoding.UTF8.GetBytes(key)))[..12];
 
     /// <summary>True when the cache file is still exactly the placeholder this mark made (size and time untouched).</summary>
     public bool IsPlaceholder(LocalFile local) => local.Size == Size && local.ModifiedUtc == ModifiedUtc;
@@ -30,8 +38,8 @@ public sealed partial record StubMark(string Key, long Size, DateTimeOffset Modi
         {
             return;
         }
-        var text = string.Join('\n', Version, mark.Key, mark.Size.ToString(CultureInfo.InvariantCulture),
-            mark.ModifiedUtc.UtcTicks.ToString(CultureInfo.InvariantCulture), mark.Sha256 ?? "", mark.ETag ?? "", mark.VersionId ?? "");
+        var text = string.Join('\n', Version, mark.Size.ToString(CultureInfo.InvariantCulture),
+            mark.ModifiedUtc.UtcTicks.ToString(CultureInfo.InvariantCulture), mark.KeyHash, mark.Key ?? "");
         var bytes = Encoding.UTF8.GetBytes(text);
         if (Native.LSetXAttr(localPath, Name, bytes, (nuint)bytes.Length, 0) != 0)
         {
@@ -52,15 +60,14 @@ public sealed partial record StubMark(string Key, long Size, DateTimeOffset Modi
         {
             return null;
         }
-        var fields = Encoding.UTF8.GetString(buffer, 0, (int)length).Split('\n');
-        if (fields.Length != 7 || fields[0] != Version
-            || !long.TryParse(fields[2], NumberStyles.None, CultureInfo.InvariantCulture, out var size)
-            || !long.TryParse(fields[3], NumberStyles.None, CultureInfo.InvariantCulture, out var ticks))
+        var fields = Encoding.UTF8.GetString(buffer, 0, (int)length).Split('\n', 5);
+        if (fields.Length != 5 || fields[0] != Version
+            || !long.TryParse(fields[1], NumberStyles.None, CultureInfo.InvariantCulture, out var size)
+            || !long.TryParse(fields[2], NumberStyles.None, CultureInfo.InvariantCulture, out var ticks))
         {
             return null;
         }
-        static string? Text(string field) => field.Length == 0 ? null : field;
-        return new StubMark(fields[1], size, new DateTimeOffset(ticks, TimeSpan.Zero), Text(fields[4]), Text(fields[5]), Text(fields[6]));
+        return new StubMark(size, new DateTimeOffset(ticks, TimeSpan.Zero), fields[4].Length == 0 ? null : fields[4], fields[3]);
     }
 
     /// <summary>The file's bytes are real now: the mark goes (no error when there is none).</summary>
