@@ -194,22 +194,31 @@ public sealed partial class DriveEngine
         }
 
         var previous = entry.State;
+        FollowNewerVersionLocked(entry, head, key);
+        Record(DriveEventKind.Sync, path, previous == FileState.Cached
+            ? $"The bucket holds a newer version ({ByteSize.Format(entry.Size)}); the unchanged local copy was replaced by a stub of it."
+            : $"The bucket holds a newer version ({ByteSize.Format(entry.Size)}); the stub now stands for it.");
+        return entry;
+    }
+
+    /// <summary>
+    /// A clean file follows the bucket (path lock held): it becomes a stub of the bucket's version, the
+    /// index first (a crash in between leaves a marked stub of another size that recovery keeps apart),
+    /// and the kernel's caches of the old version are dropped before the caller's open returns.
+    /// </summary>
+    private void FollowNewerVersionLocked(FileEntry entry, ObjectInfo head, string key)
+    {
         entry.State = FileState.Stubbed;
         entry.Size = head.Size;
         entry.ModifiedUtc = RecordedMtime(head);
         entry.Checksum = RecordedChecksum(head);
         entry.ETag = head.ETag;
         entry.VersionId = head.VersionId;
+        entry.ObjectKey = key;
         entry.LastError = null;
-        // Index first: after a crash here, recovery finds a "stub" of the wrong size and re-stubs it.
         _index.Put(entry);
-        LocalFile.MakeStub(LocalPath(path), entry.Size, entry.ModifiedUtc, MarkFor(entry, key));
-        // Before the open returns: the kernel's cached size and pages are of the old version.
-        LocalCopyReplaced?.Invoke(path);
-        Record(DriveEventKind.Sync, path, previous == FileState.Cached
-            ? $"The bucket holds a newer version ({ByteSize.Format(entry.Size)}); the unchanged local copy was replaced by a stub of it."
-            : $"The bucket holds a newer version ({ByteSize.Format(entry.Size)}); the stub now stands for it.");
-        return entry;
+        LocalFile.MakeStub(LocalPath(entry.Path), entry.Size, entry.ModifiedUtc, MarkFor(entry, key));
+        LocalCopyReplaced?.Invoke(entry.Path);
     }
 
     /// <param name="answered">Told when the bucket's listing first answers (the deadline is on that answer, not on a large folder's whole sync).</param>

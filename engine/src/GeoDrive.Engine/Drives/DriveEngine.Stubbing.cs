@@ -68,16 +68,7 @@ public sealed partial class DriveEngine
             {
                 // Another site or tool replaced the object of this unchanged file: the clean file follows
                 // the bucket (it becomes a stub of that version), and nothing is uploaded over it.
-                entry.State = FileState.Stubbed;
-                entry.Size = head.Size;
-                entry.ModifiedUtc = RecordedMtime(head);
-                entry.Checksum = RecordedChecksum(head);
-                entry.ETag = head.ETag;
-                entry.VersionId = head.VersionId;
-                entry.ObjectKey = key;
-                _index.Put(entry);
-                LocalFile.MakeStub(localPath, entry.Size, entry.ModifiedUtc, MarkFor(entry, key));
-                LocalCopyReplaced?.Invoke(path);
+                FollowNewerVersionLocked(entry, head, key);
                 Record(DriveEventKind.Sync, path, $"The bucket holds a newer version ({ByteSize.Format(entry.Size)}); the unchanged local copy became a stub of it.");
                 return entry;
             }

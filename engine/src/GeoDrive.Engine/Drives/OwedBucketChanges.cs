@@ -68,20 +68,7 @@ internal sealed class OwedBucketChanges
     public void OweCopies(IEnumerable<(string From, string To)> copies)
     {
         var now = _clock.UtcNow;
-        var changes = copies.Select(c => new BucketChange { Kind = BucketChangeKind.CopyObject, Key = c.To, SourceKey = c.From, CreatedUtc = now }).ToList();
-        if (changes.Count == 0)
-        {
-            return;
-        }
-        _journal.Add(changes);
-        lock (_gate)
-        {
-            foreach (var change in changes)
-            {
-                _owed[change.Id] = change;
-                Track(change);
-            }
-        }
+        Journal([.. copies.Select(c => new BucketChange { Kind = BucketChangeKind.CopyObject, Key = c.To, SourceKey = c.From, CreatedUtc = now })]);
     }
 
     /// <summary>True while an owed copy still reads <paramref name="key"/>: its bytes must stay.</summary>
@@ -115,6 +102,12 @@ internal sealed class OwedBucketChanges
         var changes = keys.Distinct(StringComparer.Ordinal).Where(k => !_deletes.ContainsKey(k))
             .Select(k => new BucketChange { Kind = BucketChangeKind.DeleteObject, Key = k, CreatedUtc = now })
             .ToList();
+        Journal(changes);
+    }
+
+    /// <summary>One durable write for <paramref name="changes"/>, then they are owed in memory too.</summary>
+    private void Journal(List<BucketChange> changes)
+    {
         if (changes.Count == 0)
         {
             return;
