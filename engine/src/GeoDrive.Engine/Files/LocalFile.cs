@@ -47,7 +47,16 @@ public readonly record struct LocalFile(long Size, DateTimeOffset ModifiedUtc, U
         }
         using (var stream = new FileStream(localPath, options))
         {
-            StubMark.Write(localPath, mark);
+            try
+            {
+                StubMark.Write(localPath, mark);
+            }
+            catch
+            {
+                // Never left behind unmarked: an empty file without its mark would be taken for data.
+                File.Delete(localPath);
+                throw;
+            }
             stream.SetLength(size);
         }
         File.SetLastWriteTimeUtc(localPath, modifiedUtc.UtcDateTime);
