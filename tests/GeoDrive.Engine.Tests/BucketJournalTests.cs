@@ -100,6 +100,65 @@ public sealed class BucketJournalTests(S3ServerFixture s3) : IClassFixture<S3Ser
         Assert.Null(await rig.ObjectBytesAsync("notes.tmp"));
     }
 
+    private const string MultipartAt5MiB = """
+        apiVersion: geodrive/v1
+        kind: CloudDrivePolicy
+        metadata: { name: journal-tests }
+        spec:
+          stubbing: { enabled: true, accessWait: 1h }
+          upload: { settle: 0s }
+          transfer: { multipart: { threshold: 5MiB, partSize: 5MiB } }
+        """;
+
+    private static bool StartsMultipart(string requestLine) =>
+        requestLine.StartsWith("POST ", StringComparison.Ordinal) && requestLine.Contains("?uploads", StringComparison.Ordinal);
+
+    [Fact]
+    public async Task A_multipart_start_whose_reply_was_lost_leaves_no_upload_open_once_the_file_is_uploaded()
+    {
+        using var proxy = new FaultProxy(s3.Endpoint);
+        await using var rig = new DriveRig(s3, MultipartAt5MiB, multipartThreshold: 5L << 20, endpoint: proxy.Endpoint);
+        var bytes = DriveRig.RandomBytes(6 << 20, 7);
+        await rig.WriteAsync("scan.tif", bytes);
+        // The server starts an upload, its answer is lost, the client asks again and gets a second one.
+        proxy.LoseReplies(1, StartsMultipart);
+
+        await UploadAllAsync(rig);
+        await rig.Engine.TickAsync();
+
+        Assert.Equal(1, proxy.RepliesLost);
+        Assert.Equal(bytes, await rig.ObjectBytesAsync("scan.tif"));
+        Assert.Empty(await rig.Store.ListOpenMultipartUploadsAsync());
+        Assert.Equal(0, rig.Engine.OwedBucketChangeCount);
+    }
+
+    [Fact]
+    public async Task A_multipart_start_that_never_got_a_reply_is_aborted_after_a_restart_and_the_file_uploaded()
+    {
+        using var proxy = new FaultProxy(s3.Endpoint);
+        await using var rig = new DriveRig(s3, MultipartAt5MiB, multipartThreshold: 5L << 20, endpoint: proxy.Endpoint);
+        var bytes = DriveRig.RandomBytes(6 << 20, 8);
+        await rig.WriteAsync("scan.tif", bytes);
+        // Every try starts an upload on the server and none of them hears back: the engine never learns an id.
+        proxy.LoseReplies(int.MaxValue, StartsMultipart);
+        // One upload, no tick after it: the service stops before it settles anything (as a crash would).
+        await Assert.ThrowsAnyAsync<Exception>(() => rig.Engine.UploadAsync("scan.tif"));
+        Assert.Equal(FileState.Dirty, rig.StateOf("scan.tif"));
+        Assert.NotEmpty(await rig.Store.ListOpenMultipartUploadsAsync());
+        Assert.NotEqual(0, rig.Engine.OwedBucketChangeCount);
+
+        proxy.LoseReplies(0, StartsMultipart);
+        await rig.RestartAsync();
+        await rig.Engine.TickAsync();
+        Assert.Empty(await rig.Store.ListOpenMultipartUploadsAsync());
+
+        await rig.Engine.UploadAsync("scan.tif");
+        await rig.Engine.TickAsync();
+        Assert.Equal(bytes, await rig.ObjectBytesAsync("scan.tif"));
+        Assert.Empty(await rig.Store.ListOpenMultipartUploadsAsync());
+        Assert.Equal(0, rig.Engine.OwedBucketChangeCount);
+    }
+
     [Fact]
     public async Task A_multipart_upload_whose_file_changed_while_its_parts_went_up_is_aborted_never_completed()
     {
@@ -137,6 +196,8 @@ public sealed class BucketJournalTests(S3ServerFixture s3) : IClassFixture<S3Ser
         await rig.Engine.ClosedAsync(path, rig.Caller, modified: true);
         await rig.Engine.UploadAsync(path);
         Assert.Equal(after, await rig.ObjectBytesAsync(path));
+        // Each upload's journal record is settled at the next tick, once nothing is left open under the key.
+        await rig.Engine.TickAsync();
         Assert.Equal(0, rig.Engine.OwedBucketChangeCount);
     }
 
@@ -174,5 +235,8 @@ public sealed class BucketJournalTests(S3ServerFixture s3) : IClassFixture<S3Ser
 
         public Task AbortMultipartUploadAsync(string key, string uploadId, CancellationToken cancellationToken = default) =>
             inner.AbortMultipartUploadAsync(key, uploadId, cancellationToken);
+
+        public Task<IReadOnlyList<OpenMultipartUpload>> ListMultipartUploadsAsync(string key, CancellationToken cancellationToken = default) =>
+            inner.ListMultipartUploadsAsync(key, cancellationToken);
     }
 }

@@ -263,6 +263,9 @@ public sealed class RecallJobTests(S3ServerFixture s3) : IClassFixture<S3ServerF
 
         public Task AbortMultipartUploadAsync(string key, string uploadId, CancellationToken cancellationToken = default) =>
             inner.AbortMultipartUploadAsync(key, uploadId, cancellationToken);
+
+        public Task<IReadOnlyList<Core.Ports.OpenMultipartUpload>> ListMultipartUploadsAsync(string key, CancellationToken cancellationToken = default) =>
+            inner.ListMultipartUploadsAsync(key, cancellationToken);
     }
 
     [Fact]

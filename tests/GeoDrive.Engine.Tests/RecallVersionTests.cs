@@ -95,5 +95,8 @@ public sealed class RecallVersionTests(S3ServerFixture s3) : IClassFixture<S3Ser
 
         public Task AbortMultipartUploadAsync(string key, string uploadId, CancellationToken cancellationToken = default) =>
             inner.AbortMultipartUploadAsync(key, uploadId, cancellationToken);
+
+        public Task<IReadOnlyList<OpenMultipartUpload>> ListMultipartUploadsAsync(string key, CancellationToken cancellationToken = default) =>
+            inner.ListMultipartUploadsAsync(key, cancellationToken);
     }
 }

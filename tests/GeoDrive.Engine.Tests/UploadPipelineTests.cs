@@ -178,5 +178,8 @@ public sealed class UploadPipelineTests(S3ServerFixture s3) : IClassFixture<S3Se
 
         public Task AbortMultipartUploadAsync(string key, string uploadId, CancellationToken cancellationToken = default) =>
             inner.AbortMultipartUploadAsync(key, uploadId, cancellationToken);
+
+        public Task<IReadOnlyList<OpenMultipartUpload>> ListMultipartUploadsAsync(string key, CancellationToken cancellationToken = default) =>
+            inner.ListMultipartUploadsAsync(key, cancellationToken);
     }
 }

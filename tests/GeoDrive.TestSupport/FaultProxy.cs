@@ -7,7 +7,7 @@ namespace GeoDrive.TestSupport;
 
 /// <summary>
 /// A TCP proxy on 127.0.0.1 in front of the test's S3 server that injects the faults a real server
-/// cannot be made to produce on demand: 503 SlowDown and 500 InternalError answers, connection resets, being down
+/// cannot be made to produce on demand: 503 SlowDown and 500 InternalError answers, connection resets, replies lost after the server acted, being down
 /// (stopped: connections refused) and being frozen (a black hole: connections accepted, requests never
 /// answered, as a hung gateway or a dropped route behind a load balancer does). Faults are handed to new
 /// connections; arming one drops the open connections so the client's next requests come on new ones.
@@ -27,6 +27,9 @@ public sealed class FaultProxy : IDisposable
     private int _slowDownsSent;
     private int _internalErrorsSent;
     private int _resetsSent;
+    private int _pendingLostReplies;
+    private Func<string, bool> _losesReplyTo = static _ => false;
+    private int _repliesLost;
 
     public FaultProxy(string upstreamEndpoint)
     {
@@ -60,6 +63,20 @@ public sealed class FaultProxy : IDisposable
     }
 
     public int ResetsSent => Volatile.Read(ref _resetsSent);
+
+    public int RepliesLost => Volatile.Read(ref _repliesLost);
+
+    /// <summary>
+    /// The next <paramref name="count"/> requests whose request line matches <paramref name="requestLine"/>
+    /// (each the first on a new connection) reach the server, which acts on them, and their answers are
+    /// lost: the connection is reset once the server starts to answer (a reply lost on the way back).
+    /// </summary>
+    public void LoseReplies(int count, Func<string, bool> requestLine)
+    {
+        _losesReplyTo = requestLine;
+        Interlocked.Exchange(ref _pendingLostReplies, count);
+        DropConnections();
+    }
 
     public int InternalErrorsSent => Volatile.Read(ref _internalErrorsSent);
 
@@ -181,6 +198,20 @@ public sealed class FaultProxy : IDisposable
             _connections[upstream] = 0;
             try
             {
+                if (Volatile.Read(ref _pendingLostReplies) > 0)
+                {
+                    var head = await ReadRequestHeadAsync(client);
+                    var requestLine = Encoding.ASCII.GetString(head).Split("\r\n")[0];
+                    await upstream.SendAsync(head);
+                    if (_losesReplyTo(requestLine) && Take(ref _pendingLostReplies))
+                    {
+                        // The server acted on the request once it starts to answer; the answer never arrives.
+                        await upstream.ReceiveAsync(new byte[1]);
+                        client.LingerState = new LingerOption(true, 0);
+                        Interlocked.Increment(ref _repliesLost);
+                        return;
+                    }
+                }
                 await Task.WhenAny(PipeAsync(client, upstream, toServer: true), PipeAsync(upstream, client, toServer: false));
             }
             finally
@@ -215,19 +246,21 @@ public sealed class FaultProxy : IDisposable
         }
     }
 
-    private static async Task ReadRequestHeadAsync(Socket client)
+    /// <summary>Reads until the request's head has arrived; returns every byte read (the head, and any body bytes that came with it).</summary>
+    private static async Task<byte[]> ReadRequestHeadAsync(Socket client)
     {
         var buffer = new byte[8192];
-        var seen = new StringBuilder();
-        while (!seen.ToString().Contains("\r\n\r\n", StringComparison.Ordinal))
+        var seen = new List<byte>();
+        while (!Encoding.ASCII.GetString(seen.ToArray()).Contains("\r\n\r\n", StringComparison.Ordinal))
         {
             var n = await client.ReceiveAsync(buffer);
             if (n == 0)
             {
-                return;
+                break;
             }
-            seen.Append(Encoding.ASCII.GetString(buffer, 0, n));
+            seen.AddRange(buffer.AsSpan(0, n));
         }
+        return [.. seen];
     }
 
     private async Task PipeAsync(Socket from, Socket to, bool toServer)

@@ -48,6 +48,9 @@ public sealed class RequestCountingStore(IObjectStore inner) : IObjectStore
     public Task AbortMultipartUploadAsync(string key, string uploadId, CancellationToken cancellationToken = default) =>
         inner.AbortMultipartUploadAsync(key, uploadId, cancellationToken);
 
+    public Task<IReadOnlyList<OpenMultipartUpload>> ListMultipartUploadsAsync(string key, CancellationToken cancellationToken = default) =>
+        inner.ListMultipartUploadsAsync(key, cancellationToken);
+
     public Task<ObjectInfo> PutAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, IMultipartObserver? observer, CancellationToken cancellationToken = default) =>
         inner.PutAsync(key, content, length, metadata, observer, cancellationToken);
 }

@@ -51,15 +51,9 @@ public sealed partial class S3ObjectStore
     /// <summary>Above 5 GiB: a multipart upload whose parts are ranges copied from the source, pinned to its ETag; aborted on failure.</summary>
     private async Task CopyInPartsAsync(ObjectInfo source, string destinationKey, ObjectVersion expected, IReadOnlyDictionary<string, string> metadata, IMultipartObserver? observer, CancellationToken cancellationToken)
     {
-        var initiate = new InitiateMultipartUploadRequest { BucketName = _options.Bucket, Key = destinationKey };
-        foreach (var (name, value) in metadata)
-        {
-            initiate.Metadata[name] = value;
-        }
-        var upload = await OnAnyEndpointWithRetriesAsync(destinationKey, client => client.InitiateMultipartUploadAsync(initiate, cancellationToken), cancellationToken);
+        var uploadId = await InitiateAsync(destinationKey, metadata, observer, cancellationToken);
         try
         {
-            observer?.Started(upload.UploadId);
             var partSize = Math.Max(_options.PartSize, (source.Size + 9_999) / 10_000);
             var etags = new List<PartETag>();
             for (long offset = 0, number = 1; offset < source.Size; offset += partSize, number++)
@@ -73,7 +67,7 @@ public sealed partial class S3ObjectStore
                     SourceKey = source.Key,
                     DestinationBucket = _options.Bucket,
                     DestinationKey = destinationKey,
-                    UploadId = upload.UploadId,
+                    UploadId = uploadId,
                     PartNumber = partNumber,
                     FirstByte = first,
                     LastByte = last,
@@ -85,15 +79,15 @@ public sealed partial class S3ObjectStore
             {
                 BucketName = _options.Bucket,
                 Key = destinationKey,
-                UploadId = upload.UploadId,
+                UploadId = uploadId,
                 PartETags = etags,
             }, cancellationToken), cancellationToken);
-            observer?.Ended(upload.UploadId, settled: true);
+            observer?.Ended(uploadId);
         }
         catch
         {
-            var aborted = await AbortQuietlyAsync(destinationKey, upload.UploadId);
-            observer?.Ended(upload.UploadId, aborted);
+            await AbortQuietlyAsync(destinationKey, uploadId);
+            observer?.Ended(uploadId);
             throw;
         }
     }

@@ -20,23 +20,7 @@ public sealed partial class S3ObjectStore
     /// </summary>
     private async Task PutMultipartAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, IMultipartObserver? observer, CancellationToken cancellationToken)
     {
-        var initiate = new InitiateMultipartUploadRequest { BucketName = _options.Bucket, Key = key };
-        foreach (var (name, value) in metadata)
-        {
-            initiate.Metadata[name] = value;
-        }
-        var upload = await OnAnyEndpointWithRetriesAsync(key, client => client.InitiateMultipartUploadAsync(initiate, cancellationToken), cancellationToken);
-        try
-        {
-            observer?.Started(upload.UploadId);
-        }
-        catch
-        {
-            // Not recorded, so not sent: nothing may stay open that the owner does not know of.
-            var aborted = await AbortQuietlyAsync(key, upload.UploadId);
-            observer?.Ended(upload.UploadId, aborted);
-            throw;
-        }
+        var uploadId = await InitiateAsync(key, metadata, observer, cancellationToken);
         var partSize = _options.PartSize;
         var partCount = (int)((length + partSize - 1) / partSize);
         var etags = new PartETag[partCount];
@@ -68,7 +52,7 @@ public sealed partial class S3ObjectStore
                 {
                     try
                     {
-                        etags[partNumber - 1] = await UploadPartAsync(key, upload.UploadId, partNumber, sourceFile, offset, size, buffer, failed.Token);
+                        etags[partNumber - 1] = await UploadPartAsync(key, uploadId, partNumber, sourceFile, offset, size, buffer, failed.Token);
                     }
                     catch
                     {
@@ -97,10 +81,10 @@ public sealed partial class S3ObjectStore
             {
                 BucketName = _options.Bucket,
                 Key = key,
-                UploadId = upload.UploadId,
+                UploadId = uploadId,
                 PartETags = [.. etags],
             }, cancellationToken), cancellationToken);
-            observer?.Ended(upload.UploadId, settled: true);
+            observer?.Ended(uploadId);
         }
         catch (Exception ex)
         {
@@ -113,14 +97,50 @@ public sealed partial class S3ObjectStore
             {
                 // Each part's own failure is folded into the first one, which is what the caller sees.
             }
-            var aborted = await AbortQuietlyAsync(key, upload.UploadId);
-            observer?.Ended(upload.UploadId, aborted);
+            await AbortQuietlyAsync(key, uploadId);
+            observer?.Ended(uploadId);
             // A part cancelled because another failed reports that other failure, not a cancellation.
             var first = parts.Select(p => p.Exception?.InnerException).FirstOrDefault(e => e is not null and not OperationCanceledException);
             if (ex is OperationCanceledException && first is not null && !cancellationToken.IsCancellationRequested)
             {
                 throw first is GeoDriveException ? first : S3Errors.Translate(first, _options, _options.Endpoint, key);
             }
+            throw;
+        }
+    }
+
+    /// <summary>
+    /// Starts a multipart upload, telling <paramref name="observer"/> before the request goes out (a start
+    /// whose answer is lost still opens an upload on the server) and once its id is known.
+    /// </summary>
+    private async Task<string> InitiateAsync(string key, IReadOnlyDictionary<string, string> metadata, IMultipartObserver? observer, CancellationToken cancellationToken)
+    {
+        var initiate = new InitiateMultipartUploadRequest { BucketName = _options.Bucket, Key = key };
+        foreach (var (name, value) in metadata)
+        {
+            initiate.Metadata[name] = value;
+        }
+        observer?.Starting();
+        string uploadId;
+        try
+        {
+            uploadId = (await OnAnyEndpointWithRetriesAsync(key, client => client.InitiateMultipartUploadAsync(initiate, cancellationToken), cancellationToken)).UploadId;
+        }
+        catch
+        {
+            observer?.Ended(null);
+            throw;
+        }
+        try
+        {
+            observer?.Started(uploadId);
+            return uploadId;
+        }
+        catch
+        {
+            // Not followed, so not sent: nothing may stay open that the owner does not know of.
+            await AbortQuietlyAsync(key, uploadId);
+            observer?.Ended(uploadId);
             throw;
         }
     }
@@ -179,18 +199,16 @@ public sealed partial class S3ObjectStore
     private static TimeSpan Backoff(int attempt) =>
         TimeSpan.FromMilliseconds(Random.Shared.NextDouble() * 200 * (1 << Math.Min(attempt, 8)));
 
-    /// <summary>Aborts quietly (the original failure is what the caller needs); false when the upload may still be open.</summary>
-    private async Task<bool> AbortQuietlyAsync(string key, string uploadId)
+    /// <summary>Aborts quietly (the original failure is what the caller needs).</summary>
+    private async Task AbortQuietlyAsync(string key, string uploadId)
     {
         try
         {
             await AbortMultipartUploadAsync(key, uploadId, CancellationToken.None);
-            return true;
         }
         catch (GeoDriveException)
         {
-            // Left listed and abortable; the owner keeps it owed and tries again.
-            return false;
+            // Left listed and abortable: the owner finds it open under the key and tries again.
         }
     }
 
@@ -207,4 +225,29 @@ public sealed partial class S3ObjectStore
             }
             return true;
         }, cancellationToken);
+
+    public async Task<IReadOnlyList<OpenMultipartUpload>> ListMultipartUploadsAsync(string key, CancellationToken cancellationToken = default)
+    {
+        var open = new List<OpenMultipartUpload>();
+        string? keyMarker = null, uploadIdMarker = null;
+        while (true)
+        {
+            var response = await OnAnyEndpointAsync(key, client => client.ListMultipartUploadsAsync(new ListMultipartUploadsRequest
+            {
+                BucketName = _options.Bucket,
+                Prefix = key,
+                KeyMarker = keyMarker,
+                UploadIdMarker = uploadIdMarker,
+            }, cancellationToken), cancellationToken);
+            open.AddRange((response.MultipartUploads ?? [])
+                .Where(u => u.Key == key)
+                .Select(u => new OpenMultipartUpload(u.Key, u.UploadId)));
+            if (response.IsTruncated != true)
+            {
+                return open;
+            }
+            keyMarker = response.NextKeyMarker;
+            uploadIdMarker = response.NextUploadIdMarker;
+        }
+    }
 }

@@ -29,6 +29,9 @@ public interface IObjectStore
     /// <summary>Aborts a multipart upload; one that no longer exists counts as aborted.</summary>
     Task AbortMultipartUploadAsync(string key, string uploadId, CancellationToken cancellationToken = default);
 
+    /// <summary>The multipart uploads open in the bucket under exactly <paramref name="key"/> (not under it as a prefix).</summary>
+    Task<IReadOnlyList<OpenMultipartUpload>> ListMultipartUploadsAsync(string key, CancellationToken cancellationToken = default);
+
     /// <summary>Copies the object's bytes (or the range [offset, offset+length)) into <paramref name="destination"/>.</summary>
     Task GetAsync(string key, Stream destination, long offset = 0, long? length = null, CancellationToken cancellationToken = default);
 
@@ -52,15 +55,26 @@ public interface IObjectStore
     Task DeleteAsync(string key, CancellationToken cancellationToken = default);
 }
 
-/// <summary>Follows one multipart upload for its owner (the engine journals the id, so a crash never leaves it open).</summary>
+/// <summary>
+/// Follows one multipart upload for its owner. The owner journals the upload before it is started, so that
+/// neither a crash nor an answer lost on the way back (the server started an upload whose id the client never
+/// heard) leaves an upload open that nobody knows of: once it ended, the owner aborts whatever is still open
+/// under the key.
+/// </summary>
 public interface IMultipartObserver
 {
-    /// <summary>The upload was started; called before its first part is sent. Durable when it returns.</summary>
+    /// <summary>The upload is about to be started (before the request goes out). Durable when it returns.</summary>
+    void Starting();
+
+    /// <summary>The server started the upload and answered with its id; called before its first part is sent.</summary>
     void Started(string uploadId);
 
     /// <summary>Asked once every part is sent, before the completion: false aborts the upload (its source changed).</summary>
     bool StillWanted();
 
-    /// <summary>The upload ended: <paramref name="settled"/> when it was completed or aborted, false when an abort failed (still open).</summary>
-    void Ended(string uploadId, bool settled);
+    /// <summary>The upload ended, completed, aborted or failed (<paramref name="uploadId"/> null when no start was ever answered).</summary>
+    void Ended(string? uploadId);
 }
+
+/// <summary>A multipart upload open in the bucket, as a listing of uploads shows it.</summary>
+public sealed record OpenMultipartUpload(string Key, string UploadId);

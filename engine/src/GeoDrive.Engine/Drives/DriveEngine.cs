@@ -208,8 +208,7 @@ public sealed partial class DriveEngine
             {
                 if (change.Kind == BucketChangeKind.AbortMultipartUpload)
                 {
-                    await _store.AbortMultipartUploadAsync(change.Key, change.UploadId!, cancellationToken);
-                    _owedChanges.Done(change);
+                    await SweepMultipartUploadsAsync(change, cancellationToken);
                 }
                 else if (change.Kind == BucketChangeKind.CopyObject)
                 {
@@ -230,6 +229,34 @@ public sealed partial class DriveEngine
             }
         }
         return deleted;
+    }
+
+    /// <summary>
+    /// Aborts what a multipart upload that ended may have left open under its key: the upload itself if its
+    /// abort failed, and any upload the server started for a request whose answer was lost. Every upload open
+    /// under the key is aborted unless this run is sending its parts; while another upload of the key is being
+    /// started, the sweep waits for it. No time window narrows it: servers' "initiated" times cannot be trusted
+    /// (moto answers a fixed date). See docs/architecture.md, "The bucket journal".
+    /// </summary>
+    private async Task SweepMultipartUploadsAsync(BucketChange change, CancellationToken cancellationToken)
+    {
+        if (_owedChanges.IsMultipartInFlight(change.Key))
+        {
+            return;
+        }
+        if (change.UploadId is { } recorded)
+        {
+            // Journaled by an earlier version, after the start: its id is known.
+            await _store.AbortMultipartUploadAsync(change.Key, recorded, cancellationToken);
+        }
+        foreach (var open in await _store.ListMultipartUploadsAsync(change.Key, cancellationToken))
+        {
+            if (!_owedChanges.IsUploadLive(open.UploadId))
+            {
+                await _store.AbortMultipartUploadAsync(change.Key, open.UploadId, cancellationToken);
+            }
+        }
+        _owedChanges.Done(change);
     }
 
     /// <summary>

@@ -1,33 +1,32 @@
-using GeoDrive.Core.Model;
 using GeoDrive.Core.Ports;
 
 namespace GeoDrive.Engine.Drives;
 
 /// <summary>
-/// One upload's multipart id in the bucket journal: journaled before the first part is sent, settled
-/// when the upload is completed or aborted, due for an abort when it is not (or after a crash).
+/// One multipart upload in the bucket journal: journaled before it is started, so that a crash, or a
+/// start whose answer was lost (the server opened an upload whose id never arrived), cannot leave an
+/// upload open that nobody knows of. Once the upload ended, the journal's record is due: it aborts every
+/// upload still open under the key since the record was written (docs/architecture.md, "The bucket journal").
 /// </summary>
 internal sealed class JournaledMultipart(OwedBucketChanges owed, string key, Func<bool> stillWanted) : IMultipartObserver
 {
-    private BucketChange? _abort;
+    private Core.Model.BucketChange? _sweep;
 
-    public void Started(string uploadId) => _abort = owed.OweAbort(key, uploadId);
+    public void Starting() => _sweep = owed.OweMultipartSweep(key);
+
+    public void Started(string uploadId) => owed.UploadLive(uploadId, true);
 
     public bool StillWanted() => stillWanted();
 
-    public void Ended(string uploadId, bool settled)
+    public void Ended(string? uploadId)
     {
-        if (_abort is null)
+        if (uploadId is not null)
         {
-            return;
+            owed.UploadLive(uploadId, false);
         }
-        if (settled)
+        if (_sweep is not null)
         {
-            owed.Done(_abort);
-        }
-        else
-        {
-            owed.MakeDue(_abort);
+            owed.MakeDue(_sweep);
         }
     }
 }

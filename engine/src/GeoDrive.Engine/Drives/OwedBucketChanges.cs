@@ -22,6 +22,7 @@ internal sealed class OwedBucketChanges
     private readonly ConcurrentDictionary<string, long> _deletes = new(StringComparer.Ordinal);
     // Source keys of owed copies -> how many copies read them (their bytes must stay until then).
     private readonly ConcurrentDictionary<string, int> _copySources = new(StringComparer.Ordinal);
+    private readonly ConcurrentDictionary<string, byte> _liveUploads = new(StringComparer.Ordinal);
 
     public OwedBucketChanges(IBucketJournal journal, IClock clock, TimeSpan maxRetryDelay)
     {
@@ -123,14 +124,16 @@ internal sealed class OwedBucketChanges
         }
     }
 
-    /// <summary>Journals a multipart upload in flight; it becomes due (to be aborted) only if its upload does not settle it.</summary>
-    public BucketChange OweAbort(string key, string uploadId)
+    /// <summary>
+    /// Journals a multipart upload about to start under <paramref name="key"/>; it becomes due once the upload
+    /// ended (or at the next start, after a crash), and is done when no upload of the key started since is open.
+    /// </summary>
+    public BucketChange OweMultipartSweep(string key)
     {
         var change = new BucketChange
         {
             Kind = BucketChangeKind.AbortMultipartUpload,
             Key = key,
-            UploadId = uploadId,
             CreatedUtc = _clock.UtcNow,
             NextAttemptUtc = DateTimeOffset.MaxValue,
         };
@@ -142,7 +145,31 @@ internal sealed class OwedBucketChanges
         return change;
     }
 
-    /// <summary>An abort owed for an upload that did not settle it is due now.</summary>
+    /// <summary>Upload ids this run is sending parts to: a sweep of their key leaves them alone.</summary>
+    public void UploadLive(string uploadId, bool live)
+    {
+        if (live)
+        {
+            _liveUploads[uploadId] = 0;
+        }
+        else
+        {
+            _liveUploads.TryRemove(uploadId, out _);
+        }
+    }
+
+    public bool IsUploadLive(string uploadId) => _liveUploads.ContainsKey(uploadId);
+
+    /// <summary>True while a multipart upload to <paramref name="key"/> is being started or sent (its sweep is not due yet).</summary>
+    public bool IsMultipartInFlight(string key)
+    {
+        lock (_gate)
+        {
+            return _owed.Values.Any(c => c.Kind == BucketChangeKind.AbortMultipartUpload && c.Key == key && c.NextAttemptUtc == DateTimeOffset.MaxValue);
+        }
+    }
+
+    /// <summary>The sweep owed for a multipart upload that ended is due now.</summary>
     public void MakeDue(BucketChange change)
     {
         lock (_gate)
