@@ -208,7 +208,6 @@ public sealed partial class DriveEngine
     /// </summary>
     private void FollowNewerVersionLocked(FileEntry entry, ObjectInfo head, string key)
     {
-        entry.State = FileState.Stubbed;
         entry.Size = head.Size;
         entry.ModifiedUtc = RecordedMtime(head);
         entry.Checksum = RecordedChecksum(head);
@@ -216,7 +215,7 @@ public sealed partial class DriveEngine
         entry.VersionId = head.VersionId;
         entry.ObjectKey = key;
         entry.LastError = null;
-        _index.Put(entry);
+        _life.Apply(entry, FileChange.BucketChanged);
         LocalFile.MakeStub(LocalPath(entry.Path), entry.Size, entry.ModifiedUtc, MarkFor(entry, key));
         LocalCopyReplaced?.Invoke(entry.Path);
     }
@@ -238,7 +237,7 @@ public sealed partial class DriveEngine
     /// <summary>Removes a clean file deleted in the bucket (path lock held): the index first, then the cache file.</summary>
     private void RemoveDeletedRemotelyLocked(FileEntry entry)
     {
-        _index.Delete(entry.Path);
+        _life.Forget(entry.Path);
         try
         {
             File.Delete(LocalPath(entry.Path));
@@ -396,7 +395,6 @@ public sealed partial class DriveEngine
         var entry = new FileEntry
         {
             Path = path,
-            State = FileState.Stubbed,
             Size = head.Size,
             ModifiedUtc = RecordedMtime(head),
             LastAccessUtc = now,
@@ -407,14 +405,14 @@ public sealed partial class DriveEngine
         };
         // Index first: a crash before the file exists only leaves an entry that recovery forgets. The
         // other order would leave a zero-filled file that recovery took for a new local file to upload.
-        _index.Put(entry);
+        _life.Apply(entry, FileChange.FoundAsStub);
         try
         {
             LocalFile.CreateStub(local, entry.Size, entry.ModifiedUtc, RecordedMode(head), MarkFor(entry, head.Key));
         }
         catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
         {
-            _index.Delete(path);
+            _life.Forget(path);
             Record(DriveEventKind.Error, path, $"No stub was made for the object '{head.Key}': {ex.Message}", ErrorIds.CacheWriteFailed);
             return false;
         }

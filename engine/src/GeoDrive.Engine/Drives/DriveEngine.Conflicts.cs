@@ -58,30 +58,26 @@ public sealed partial class DriveEngine
             var conflictPath = ConflictPathFor(path);
             var mine = entry.Clone();
             mine.Path = conflictPath;
-            mine.State = FileState.Dirty;
             mine.ObjectKey = null;
             mine.ETag = null;
             mine.VersionId = null;
             mine.Checksum = null;
-            mine.Generation++;
             mine.DirtySinceUtc = _clock.UtcNow;
             mine.FailedAttempts = 0;
             mine.NextAttemptUtc = null;
             // Index first: a crash before the move leaves an entry recovery forgets, and the upload finds the conflict again.
-            _index.Put(mine);
+            _life.Apply(mine, FileChange.Written);
             File.Move(LocalPath(path), LocalPath(conflictPath));
 
-            entry.State = FileState.Stubbed;
             entry.Size = current.Size;
             entry.ModifiedUtc = RecordedMtime(current);
             entry.Checksum = RecordedChecksum(current);
             entry.ETag = current.ETag;
             entry.VersionId = current.VersionId;
             entry.ObjectKey = key;
-            entry.Generation++;
             entry.DirtySinceUtc = null;
             entry.LastError = null;
-            _index.Put(entry);
+            _life.Apply(entry, FileChange.KeptBoth);
             LocalFile.CreateStub(LocalPath(path), entry.Size, entry.ModifiedUtc, RecordedMode(current), MarkFor(entry, key));
             _pathsChecked.Mark(path, _clock.UtcNow, _policy.UpdateWait);
             LocalCopyReplaced?.Invoke(path);

@@ -59,10 +59,8 @@ public sealed partial class DriveEngine : IDriveFileSystem
             {
                 // The application throws the old bytes away: nothing to recall, and the file is no
                 // longer what the bucket holds.
-                entry.State = FileState.Dirty;
-                entry.Generation++;
                 entry.DirtySinceUtc = _clock.UtcNow;
-                _index.Put(entry);
+                _life.Apply(entry, FileChange.Written);
             }
             else if (entry.State is FileState.Stubbed or FileState.Cached)
             {
@@ -91,7 +89,7 @@ public sealed partial class DriveEngine : IDriveFileSystem
             }
             entry.LastAccessUtc = now;
             // Only the access time changed here (a recall or a sync above wrote its own state durably).
-            _index.PutDeferred(entry);
+            _life.Save(entry, deferred: true);
             return OpenDecision.Local;
         }
     }
@@ -128,9 +126,9 @@ public sealed partial class DriveEngine : IDriveFileSystem
                 return false;
             }
             var entry = _index.Get(path) ?? new FileEntry { Path = path };
-            ApplyChange(entry, local);
+            var change = ApplyChange(entry, local);
             entry.LastAccessUtc = _clock.UtcNow;
-            _index.Put(entry);
+            _life.Apply(entry, change);
             if (entry.State == FileState.Excluded)
             {
                 return true;
@@ -153,15 +151,19 @@ public sealed partial class DriveEngine : IDriveFileSystem
             {
                 return;
             }
+            // Deferred: the close returns without waiting for the disk. After a crash the start-up scan
+            // finds the change from the cache file itself (StartAsync); the upload's own writes are durable.
             if (entry is null || modified)
             {
                 entry ??= new FileEntry { Path = path };
-                ApplyChange(entry, local.Value);
+                entry.LastAccessUtc = _clock.UtcNow;
+                _life.Apply(entry, ApplyChange(entry, local.Value), deferred: true);
             }
-            entry.LastAccessUtc = _clock.UtcNow;
-            // Deferred: the close returns without waiting for the disk. After a crash the start-up scan
-            // finds the change from the cache file itself (StartAsync); the upload's own writes are durable.
-            _index.PutDeferred(entry);
+            else
+            {
+                entry.LastAccessUtc = _clock.UtcNow;
+                _life.Save(entry, deferred: true);
+            }
             // A Cached file that was open was skipped by the stubbing scan; its access wait starts now.
             StubScanNeededFor(entry);
             // Settle 0: straight into the upload queue, not at the next tick.
@@ -184,11 +186,11 @@ public sealed partial class DriveEngine : IDriveFileSystem
                 // sparse bytes are no change to upload; the open that follows recalls it first.
                 return;
             }
-            ApplyChange(entry, LocalFile.Read(LocalPath(path)) ?? new LocalFile(0, _clock.UtcNow, UnixFileMode.None));
+            var change = ApplyChange(entry, LocalFile.Read(LocalPath(path)) ?? new LocalFile(0, _clock.UtcNow, UnixFileMode.None));
             entry.LastAccessUtc = _clock.UtcNow;
             // Deferred, as at close: the kernel serializes creates in one folder, so each waiting for the
             // disk would make a bulk copy one flush per file.
-            _index.PutDeferred(entry);
+            _life.Apply(entry, change, deferred: true);
         }
     }
 
@@ -211,7 +213,7 @@ public sealed partial class DriveEngine : IDriveFileSystem
                 }
                 // Changed since the journal was written (an upload landed meanwhile): owed too.
                 _owedChanges.OweDeletes(KeysOf(entry));
-                _index.Delete(entry.Path);
+                _life.Forget(entry.Path);
                 _open.TryRemove(entry.Path, out _);
                 MoveRecalls(entry.Path, null);
                 gone++;
@@ -324,14 +326,14 @@ public sealed partial class DriveEngine : IDriveFileSystem
                 }
                 if (LocalFile.Read(LocalPath(entry.Path)) is { } local)
                 {
-                    ApplyChange(entry, local);
-                    if (entry.State == FileState.Excluded && entry.ObjectKey is { } excludedKey)
+                    var change = ApplyChange(entry, local);
+                    if (change == FileChange.Excluded && entry.ObjectKey is { } excludedKey)
                     {
                         // Renamed to a name the policy keeps local: its bytes are here, its old object goes.
                         _owedChanges.OweDeletes([excludedKey]);
                         entry.ObjectKey = null;
                     }
-                    _index.Put(entry);
+                    _life.Apply(entry, change);
                 }
                 break;
         }
@@ -376,15 +378,16 @@ public sealed partial class DriveEngine : IDriveFileSystem
     public string? GetStateAttribute(string path) => IsInternalPath(path) ? null : _index.Get(path)?.State.ToString();
 
     /// <summary>A local change: Dirty (or Excluded), a new generation, the settle delay restarts.</summary>
-    private void ApplyChange(FileEntry entry, LocalFile local)
+    /// <summary>New local bytes: records their size and time and says which change they are (Written, or Excluded for a name kept local).</summary>
+    private FileChange ApplyChange(FileEntry entry, LocalFile local)
     {
-        entry.State = _policy.IsExcluded(entry.Path, isDirectory: false) ? FileState.Excluded : FileState.Dirty;
-        entry.Generation++;
+        var change = _policy.IsExcluded(entry.Path, isDirectory: false) ? FileChange.Excluded : FileChange.Written;
         entry.Size = local.Size;
         entry.ModifiedUtc = local.ModifiedUtc;
-        entry.DirtySinceUtc = entry.State == FileState.Dirty ? _clock.UtcNow : null;
+        entry.DirtySinceUtc = change == FileChange.Written ? _clock.UtcNow : null;
         entry.NextAttemptUtc = null;
         entry.FailedAttempts = 0;
+        return change;
     }
 
     private void GuardInternal(string path)

@@ -21,7 +21,7 @@ public sealed partial class DriveEngine
             if (entry.Pinned != pinned)
             {
                 entry.Pinned = pinned;
-                _index.Put(entry);
+                _life.Save(entry);
                 StubScanNeededFor(entry);
                 Record(DriveEventKind.Pin, path, pinned ? "Pinned (Set-CloudFile -Pin): kept local, never stubbed." : "Unpinned (Set-CloudFile -Unpin): stubbed again as the policy says.");
             }

@@ -122,8 +122,7 @@ public sealed partial class DriveEngine
         var session = new RecallSession(entry, key, rangeSize, _recallsStopping.Token);
         // A caller that started the recall and gives up cancels it; readers who joined only stop waiting.
         var registration = cancellationToken.CanBeCanceled ? cancellationToken.Register(session.Cancellation.Cancel) : default;
-        entry.State = FileState.Recalling;
-        _index.Put(entry);
+        _life.Apply(entry, FileChange.RecallStarted);
         _recalls[entry.Path] = session;
         Transfers.RecallStarted(entry.Size);
         session.Runner = Task.Run(async () =>
@@ -335,9 +334,8 @@ public sealed partial class DriveEngine
             {
                 // Back to a clean stub: partial bytes are never taken for the file's data.
                 LocalFile.MakeStub(localPath, entry.Size, entry.ModifiedUtc, MarkFor(entry, key));
-                entry.State = FileState.Stubbed;
                 entry.LastError = ex is OperationCanceledException ? entry.LastError : ex.Message;
-                _index.Put(entry);
+                _life.Apply(entry, FileChange.RecallFailed);
                 if (ex is not OperationCanceledException)
                 {
                     Record(DriveEventKind.Error, path, $"Recall failed: {ex.Message}", (ex as GeoDriveException)?.ErrorId ?? ErrorIds.StoreError);
@@ -354,18 +352,16 @@ public sealed partial class DriveEngine
         entry.LastError = null;
         if (key == KeyFor(path))
         {
-            entry.State = FileState.Cached;
+            _life.Apply(entry, FileChange.Recalled);
         }
         else
         {
             // A stub renamed while its bytes stayed under the old key: now that the data is local it
             // goes up under its new name, and the old key is removed once that upload is verified.
             _displaced.TryRemove(new KeyValuePair<string, string>(key, path));
-            entry.State = FileState.Dirty;
-            entry.Generation++;
             entry.DirtySinceUtc = _clock.UtcNow;
+            _life.Apply(entry, FileChange.RecalledForNewName);
         }
-        _index.Put(entry);
         StubScanNeededFor(entry);
         _recalls.TryRemove(new KeyValuePair<string, RecallSession>(path, session));
         Record(DriveEventKind.Recall, path, $"Recalled {ByteSize.Format(entry.Size)} from '{key}'{(session.RangeCount > 1 ? $" in {session.RangeCount} ranges" : "")}.");

@@ -30,7 +30,7 @@ public sealed partial class DriveEngine
                     // Or renamed on disk before the index heard of it: its marked file elsewhere is matched below.
                     vanishedStubs.Add(entry);
                 }
-                _index.Delete(entry.Path);
+                _life.Forget(entry.Path);
                 report.Forgotten++;
                 continue;
             }
@@ -47,9 +47,8 @@ public sealed partial class DriveEngine
             switch (entry.State)
             {
                 case FileState.Uploading:
-                    entry.State = FileState.Dirty;
                     entry.DirtySinceUtc ??= _clock.UtcNow;
-                    _index.Put(entry);
+                    _life.Apply(entry, FileChange.Interrupted);
                     report.UploadsResumed++;
                     break;
                 case FileState.Recalling:
@@ -63,8 +62,7 @@ public sealed partial class DriveEngine
                     {
                         // An interrupted recall: its partial bytes came from the bucket and go again.
                         LocalFile.MakeStub(localPath, entry.Size, entry.ModifiedUtc, MarkFor(entry, stubKey));
-                        entry.State = FileState.Stubbed;
-                        _index.Put(entry);
+                        _life.Apply(entry, FileChange.RecallFailed);
                         report.StubsRepaired++;
                     }
                     else if (StubMark.Read(localPath) is { } mark ? !mark.IsPlaceholder(local.Value) : local.Value.Size != entry.Size || local.Value.ModifiedUtc != entry.ModifiedUtc)
@@ -84,8 +82,7 @@ public sealed partial class DriveEngine
                 default:
                     if (local.Value.Size != entry.Size || local.Value.ModifiedUtc != entry.ModifiedUtc)
                     {
-                        ApplyChange(entry, local.Value);
-                        _index.Put(entry);
+                        _life.Apply(entry, ApplyChange(entry, local.Value));
                         report.ChangedFound++;
                     }
                     break;
@@ -126,7 +123,7 @@ public sealed partial class DriveEngine
                     stub.VersionId = was.VersionId;
                     mark = mark with { Key = was.ObjectKey };
                 }
-                _index.Put(stub);
+                _life.Apply(stub, FileChange.FoundAsStub);
                 if (mark.Key is { } elsewhere)
                 {
                     Tombstone(elsewhere);
@@ -137,8 +134,7 @@ public sealed partial class DriveEngine
                 continue;
             }
             var entry = new FileEntry { Path = file, LastAccessUtc = _clock.UtcNow };
-            ApplyChange(entry, local);
-            _index.Put(entry);
+            _life.Apply(entry, ApplyChange(entry, local));
             report.NewFound++;
         }
         Record(DriveEventKind.Service, null, $"Drive started: {report}.");
@@ -148,7 +144,6 @@ public sealed partial class DriveEngine
     private FileEntry StubFromMark(string path, StubMark mark) => new()
     {
         Path = path,
-        State = FileState.Stubbed,
         Size = mark.Size,
         ModifiedUtc = mark.ModifiedUtc,
         LastAccessUtc = _clock.UtcNow,
@@ -164,12 +159,11 @@ public sealed partial class DriveEngine
     {
         var conflictPath = ConflictPathFor(path);
         var mine = new FileEntry { Path = conflictPath, LastAccessUtc = _clock.UtcNow };
-        ApplyChange(mine, local);
-        _index.Put(mine);
+        _life.Apply(mine, ApplyChange(mine, local));
         File.Move(LocalPath(path), LocalPath(conflictPath));
         StubMark.Clear(LocalPath(conflictPath));
         var stub = StubFromMark(path, mark);
-        _index.Put(stub);
+        _life.Apply(stub, FileChange.FoundAsStub);
         LocalFile.CreateStub(LocalPath(path), stub.Size, stub.ModifiedUtc, local.Mode, mark);
         TrackDisplaced(stub);
         Record(DriveEventKind.Conflict, path,

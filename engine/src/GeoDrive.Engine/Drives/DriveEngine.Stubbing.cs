@@ -85,8 +85,10 @@ public sealed partial class DriveEngine
 
             // The index says Stubbed before the data goes: after a crash in between, recovery finds a
             // "stub" with its data still there and simply re-stubs it; never the other way round.
-            entry.State = FileState.Stubbed;
-            _index.Put(entry);
+            if (!_life.Apply(entry, FileChange.Stubbed, decidedOn: entry.Generation))
+            {
+                throw ChangedSinceUpload(path);
+            }
             StubMark.Write(localPath, MarkFor(entry, key));
             try
             {
@@ -96,8 +98,7 @@ public sealed partial class DriveEngine
             {
                 // The front end refused (ProjFS: the file is open or changed); its data is untouched.
                 StubMark.Clear(localPath);
-                entry.State = FileState.Cached;
-                _index.Put(entry);
+                _life.Apply(entry, FileChange.StubRefused);
                 StubScanNeededBy(_clock.UtcNow);
                 throw;
             }
@@ -106,16 +107,7 @@ public sealed partial class DriveEngine
         }
     }
 
-    private void MarkDirty(FileEntry entry, LocalFile local)
-    {
-        entry.State = FileState.Dirty;
-        entry.Generation++;
-        entry.Size = local.Size;
-        entry.ModifiedUtc = local.ModifiedUtc;
-        entry.DirtySinceUtc = _clock.UtcNow;
-        entry.NextAttemptUtc = null;
-        _index.Put(entry);
-    }
+    private void MarkDirty(FileEntry entry, LocalFile local) => _life.Apply(entry, ApplyChange(entry, local));
 
     private static GeoDriveException ChangedSinceUpload(string path) => new(
         ErrorIds.FileNotUploaded, ErrorKind.InvalidOperation,

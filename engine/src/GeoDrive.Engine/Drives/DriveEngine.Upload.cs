@@ -53,8 +53,7 @@ public sealed partial class DriveEngine
                     _owedChanges.OweDeletes([previous]);
                     entry.ObjectKey = null;
                 }
-                entry.State = FileState.Excluded;
-                _index.Put(entry);
+                _life.Apply(entry, FileChange.Excluded);
                 return entry;
             }
             if (LocalFile.Read(localPath) is not { } found)
@@ -67,12 +66,11 @@ public sealed partial class DriveEngine
                 if (mark.IsPlaceholder(found))
                 {
                     // A stub's zeros, never data (a truncating open that failed, a lost index): it stays a stub.
-                    entry.State = FileState.Stubbed;
                     entry.Size = mark.Size;
                     entry.ModifiedUtc = mark.ModifiedUtc;
                     entry.ObjectKey = mark.Key ?? entry.ObjectKey ?? key;
                     entry.DirtySinceUtc = null;
-                    _index.Put(entry);
+                    _life.Apply(entry, FileChange.PlaceholderFound);
                     Record(DriveEventKind.Error, path, "The file still holds a stub's placeholder, not data: it was not uploaded and stays a stub.", ErrorIds.StubNotData);
                     return entry;
                 }
@@ -80,10 +78,9 @@ public sealed partial class DriveEngine
                 StubMark.Clear(localPath);
             }
             local = found;
-            entry.State = FileState.Uploading;
             // Not waited for: after a crash Uploading and Dirty mean the same (upload again), and a
             // durable wait per upload blocked a pool thread each (see LiteDbFileIndex's group commit).
-            _index.PutDeferred(entry);
+            _life.Apply(entry, FileChange.UploadStarted, deferred: true);
             generation = entry.Generation;
             // The version of the key this file last knew (uploaded, recalled or synced): another one there now is a conflict.
             knownETag = entry.ObjectKey == key ? entry.ETag : null;
@@ -186,10 +183,13 @@ public sealed partial class DriveEngine
             var now = LocalFile.Read(LocalPath(path));
             if (entry.Generation != generation || now != local || hashes.Length != local.Size)
             {
-                // Changed under the transfer: the object holds old bytes; upload again after settle.
-                entry.State = FileState.Dirty;
-                entry.DirtySinceUtc ??= _clock.UtcNow;
-                _index.Put(entry);
+                // Changed under the transfer: the object holds old bytes; upload again after settle. (A write
+                // the engine heard of already moved the entry on; one it has not heard of yet is seen here.)
+                if (entry.State == FileState.Uploading)
+                {
+                    entry.DirtySinceUtc ??= _clock.UtcNow;
+                    _life.Apply(entry, FileChange.UploadAbandoned);
+                }
                 return entry;
             }
             if (head is null || !ObjectLayout.Holds(head, local.Size, hashes.Sha256, hashes.Md5))
@@ -204,7 +204,6 @@ public sealed partial class DriveEngine
                 // entry forgets it (a crash in between deletes an old copy, never the only one).
                 _owedChanges.OweDeletes([previous]);
             }
-            entry.State = FileState.Cached;
             entry.Size = local.Size;
             entry.ModifiedUtc = local.ModifiedUtc;
             entry.Checksum = hashes.Sha256;
@@ -217,7 +216,8 @@ public sealed partial class DriveEngine
             entry.LastError = null;
             // Deferred too: it is on disk before anything acts on it, as stubbing writes durably first
             // (a group commit takes every earlier write); lost in a crash, the file is uploaded again.
-            _index.PutDeferred(entry);
+            // Taken on the generation the upload read (checked above, under this lock).
+            _life.Apply(entry, FileChange.UploadVerified, deferred: true, decidedOn: generation);
             // The bucket was just asked (the PUT's answer or a HEAD): an open within updateWait need not ask again.
             _pathsChecked.Mark(path, _clock.UtcNow, _policy.UpdateWait);
             StubScanNeededFor(entry);
@@ -238,7 +238,6 @@ public sealed partial class DriveEngine
             {
                 return;
             }
-            entry.State = FileState.Dirty;
             entry.DirtySinceUtc ??= _clock.UtcNow;
             if (error is not null)
             {
@@ -247,7 +246,7 @@ public sealed partial class DriveEngine
                 entry.NextAttemptUtc = _clock.UtcNow + delay;
                 entry.LastError = error.Message;
             }
-            _index.Put(entry);
+            _life.Apply(entry, FileChange.UploadAbandoned);
         }
         if (error is not null)
         {

@@ -21,6 +21,8 @@ public sealed partial class DriveEngine
 {
     private readonly IObjectStore _store;
     private readonly IFileIndex _index;
+    // Every change of a file's state goes through it (docs/architecture.md, "A file's life").
+    private readonly FileLife _life;
     private readonly IClock _clock;
     private readonly ILogger _logger;
     private readonly PathLocks _locks = new();
@@ -47,6 +49,7 @@ public sealed partial class DriveEngine
         Options = options;
         _store = store;
         _index = index;
+        _life = new FileLife(index);
         _policy = policy;
         _clock = clock;
         _logger = logger ?? NullLogger.Instance;
@@ -368,7 +371,7 @@ public sealed partial class DriveEngine
                 now.ObjectKey = change.Key;
                 now.ETag = copied.ETag;
                 now.VersionId = copied.VersionId;
-                _index.Put(now);
+                _life.Save(now);
                 _displaced.TryRemove(new KeyValuePair<string, string>(from, path));
             }
             // After the entry names the new key (a crash between leaves an old copy, never the only one).
@@ -384,8 +387,7 @@ public sealed partial class DriveEngine
         {
             if (_index.Get(path) is { State: FileState.Cached } cached && cached.ObjectKey == from && LocalFile.Read(LocalPath(path)) is { } local)
             {
-                ApplyChange(cached, local);
-                _index.Put(cached);
+                _life.Apply(cached, ApplyChange(cached, local));
                 QueueIfDue(cached);
                 return;
             }
@@ -444,9 +446,8 @@ public sealed partial class DriveEngine
                 stub = await RecallLockedAsync(stub, cancellationToken);
                 if (Files.LocalFile.Read(LocalPath(stubPath)) is { } local)
                 {
-                    ApplyChange(stub, local);
+                    _life.Apply(stub, ApplyChange(stub, local));
                 }
-                _index.Put(stub);
             }
             _displaced.TryRemove(key, out _);
         }
