@@ -100,6 +100,34 @@ public sealed class BucketJournalTests(S3ServerFixture s3) : IClassFixture<S3Ser
         Assert.Null(await rig.ObjectBytesAsync("notes.tmp"));
     }
 
+    [Fact]
+    public async Task A_stub_renamed_to_an_excluded_name_then_a_restart_before_it_came_home_puts_no_excluded_name_in_the_bucket()
+    {
+        using var proxy = new FaultProxy(s3.Endpoint);
+        await using var rig = new DriveRig(s3, SettleZero, endpoint: proxy.Endpoint);
+        var bytes = DriveRig.RandomBytes(20_000, 9);
+        await rig.WriteAsync("notes.txt", bytes);
+        await UploadAllAsync(rig);
+        await rig.Engine.StubAsync("notes.txt");
+
+        // The endpoint is down: the stub cannot come home before the service stops.
+        proxy.Stop();
+        File.Move(rig.Local("notes.txt"), rig.Local("notes.tmp"));
+        rig.Engine.Renamed("notes.txt", "notes.tmp", rig.Caller, isDirectory: false);
+        await rig.RestartAsync();
+        // Nothing is owed to the bucket for a name kept local (Get-CloudDriveStatus: Owed 0), no copy to it above all:
+        // a copy that landed before the stub came home made the excluded name an object that stayed.
+        Assert.Equal(0, rig.Engine.OwedBucketChangeCount);
+        proxy.Start();
+        await UploadAllAsync(rig);
+        await UploadAllAsync(rig);
+
+        Assert.Equal(FileState.Excluded, rig.StateOf("notes.tmp"));
+        Assert.Equal(bytes, await File.ReadAllBytesAsync(rig.Local("notes.tmp")));
+        Assert.Null(await rig.ObjectBytesAsync("notes.tmp"));
+        Assert.Null(await rig.ObjectBytesAsync("notes.txt"));
+    }
+
     private const string MultipartAt5MiB = """
         apiVersion: geodrive/v1
         kind: CloudDrivePolicy

@@ -34,13 +34,25 @@ public sealed partial class DriveEngine
                 report.Forgotten++;
                 continue;
             }
+            var excluded = _policy.IsExcluded(entry.Path, isDirectory: false);
             if (entry.ObjectKey is { } recordedKey && recordedKey != KeyFor(entry.Path))
             {
                 // Renamed away from that key, whose bytes it still needs: never synced down as a new file.
                 Tombstone(recordedKey);
-                if (entry.State is FileState.Cached or FileState.Stubbed or FileState.Recalling && !_owedChanges.IsCopyOwedTo(KeyFor(entry.Path)))
+                if (entry.State is FileState.Cached && excluded)
+                {
+                    // Renamed clean to a name kept local (a crash before the rename was looked at): its bytes are
+                    // here, so it is Excluded and its old object goes, as the rename would have done.
+                    _owedChanges.OweDeletes([recordedKey]);
+                    entry.ObjectKey = null;
+                    _life.Apply(entry, ApplyChange(entry, local.Value));
+                    report.ChangedFound++;
+                    continue;
+                }
+                if (entry.State is FileState.Cached or FileState.Stubbed or FileState.Recalling && !excluded && !_owedChanges.IsCopyOwedTo(KeyFor(entry.Path)))
                 {
                     // Renamed clean, its copy not journaled (a crash between the index's rename and the journal): owed now.
+                    // Never to a name kept local: a stub there comes home from its old key (below) and nothing goes up.
                     copiesOwed.Add((recordedKey, KeyFor(entry.Path)));
                 }
             }
@@ -53,7 +65,7 @@ public sealed partial class DriveEngine
                     break;
                 case FileState.Recalling:
                 case FileState.Stubbed:
-                    if (_policy.IsExcluded(entry.Path, isDirectory: false))
+                    if (excluded)
                     {
                         _stubsToBringHome[entry.Path] = 0;
                     }
