@@ -4,6 +4,7 @@ using GeoDrive.Core.Model;
 using GeoDrive.Core.Paths;
 using GeoDrive.Core.Ports;
 using GeoDrive.Engine.Files;
+using GeoDrive.Engine.Jobs;
 using GeoDrive.Engine.Layout;
 using GeoDrive.Policies.Evaluation;
 using Microsoft.Extensions.Logging;
@@ -55,8 +56,29 @@ public sealed partial class DriveEngine
         _logger = logger ?? NullLogger.Instance;
         _owedChanges = new OwedBucketChanges(index as IBucketJournal ?? new InMemoryBucketJournal(), clock, options.MaxRetryDelay);
         PolicyLoadedUtc = clock.UtcNow;
-        NoticePolicyRecallJobs();
+        _recallJobs = new RecallJobScheduler(
+            new RecallJobDrive(options.Name, () => _policy, () => _index.FindByState(FileState.Stubbed), (path, ct) => RecallAsync(path, ct), Record, options.TimeZone),
+            index as IRecallJobStore ?? new InMemoryRecallJobStore(), clock, _logger);
+        _recallJobs.NoticePolicy();
     }
+
+    // Scheduled recall jobs (Register-CloudRecallJob, the policy's recallJobs): their own collaborator.
+    private readonly RecallJobScheduler _recallJobs;
+
+    /// <summary>The recall job runner of the moment (completed when no job runs): tests await it after a tick.</summary>
+    public Task RecallJobsIdle => _recallJobs.Idle;
+
+    /// <summary>Every recall job of the drive (the policy's and the registered ones), by name.</summary>
+    public IReadOnlyList<RecallJobView> RecallJobs() => _recallJobs.List();
+
+    /// <summary>Register-CloudRecallJob: a new job whose first run is its first cron slot from now.</summary>
+    public RecallJobView RegisterRecallJob(RecallJobSpec spec) => _recallJobs.Register(spec);
+
+    /// <summary>Unregister-CloudRecallJob. A policy's job is refused: the policy file is where it lives.</summary>
+    public void UnregisterRecallJob(string name) => _recallJobs.Unregister(name);
+
+    /// <summary>Stops a running recall job (recorded as Interrupted, run again at the next start) and waits for it.</summary>
+    public Task StopRecallJobsAsync() => _recallJobs.StopAsync();
 
     public DriveEngineOptions Options { get; }
 
@@ -98,7 +120,7 @@ public sealed partial class DriveEngine
         PolicyLoadedUtc = _clock.UtcNow;
         // Access waits, pins or the minimum size may have changed: every Cached file is looked at again.
         StubScanNeededBy(DateTimeOffset.MinValue);
-        NoticePolicyRecallJobs();
+        _recallJobs.NoticePolicy();
     }
 
     /// <summary>Puts a policy event (reloaded, refused) in the drive's event log, beside the file events it explains.</summary>
@@ -129,7 +151,7 @@ public sealed partial class DriveEngine
     /// </summary>
     public async Task<TickResult> TickAsync(CancellationToken cancellationToken = default)
     {
-        StartDueRecallJobs();
+        _recallJobs.StartDue();
         var (uploaded, failed) = await UploadDueAsync(cancellationToken);
         var stubbed = await StubDueAsync(cancellationToken);
         stubbed += await StubForCacheThresholdsAsync(cancellationToken);

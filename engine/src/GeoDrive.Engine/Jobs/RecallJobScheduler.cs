@@ -3,33 +3,50 @@ using GeoDrive.Core.Errors;
 using GeoDrive.Core.Model;
 using GeoDrive.Core.Ports;
 using GeoDrive.Engine.Files;
-using GeoDrive.Engine.Jobs;
+using GeoDrive.Policies.Evaluation;
 using GeoDrive.Policies.Model;
 using Microsoft.Extensions.Logging;
 
-namespace GeoDrive.Engine.Drives;
+namespace GeoDrive.Engine.Jobs;
+
+/// <summary>What a recall job scheduler needs of its drive.</summary>
+/// <param name="DriveName">For messages.</param>
+/// <param name="Policy">The policy in force (it changes on a reload).</param>
+/// <param name="Stubs">The drive's stubs as the index holds them now.</param>
+/// <param name="Recall">Recalls one file, the same path as Invoke-CloudRecall.</param>
+/// <param name="Record">Puts an event in the drive's event log (kind, path, message, error id).</param>
+/// <param name="TimeZone">The zone of schedules that name none (null: the machine's).</param>
+public sealed record RecallJobDrive(
+    string DriveName,
+    Func<PolicyEvaluator> Policy,
+    Func<IEnumerable<FileEntry>> Stubs,
+    Func<string, CancellationToken, Task> Recall,
+    Action<DriveEventKind, string?, string, string?> Record,
+    TimeZoneInfo? TimeZone);
 
 /// <summary>
-/// Scheduled recall jobs (pre-warming): registered by cmdlet or declared in the policy's recallJobs.
-/// The tick starts a runner when a job is due; the runner runs due jobs one after another (one at a
-/// time per drive), each recalling its stubs through <see cref="RecallAsync"/>, the same path as
-/// Invoke-CloudRecall. Each job remembers up to when its cron slots are handled, so a restart neither
+/// Scheduled recall jobs (pre-warming) of one drive: registered by cmdlet or declared in the policy's
+/// recallJobs. The drive's tick starts a runner when a job is due; the runner runs due jobs one after
+/// another (one at a time per drive), each recalling its stubs through the drive's recall, the same path
+/// as Invoke-CloudRecall. Each job remembers up to when its cron slots are handled, so a restart neither
 /// repeats a run nor loses one: slots missed while the service was down make one run at start.
 /// </summary>
-public sealed partial class DriveEngine
+public sealed partial class RecallJobScheduler(RecallJobDrive drive, IRecallJobStore store, IClock clock, ILogger logger)
 {
     private readonly Lock _jobGate = new();
     private readonly CancellationTokenSource _jobsStopping = new();
     private Dictionary<string, RecallJobRecord>? _jobs;
-    private IRecallJobStore? _jobStore;
     private Task _jobRunner = Task.CompletedTask;
     private volatile string? _runningJob;
 
-    /// <summary>Where jobs and their history are kept: the index when it can (LiteDB), else memory.</summary>
-    private IRecallJobStore JobStore => _jobStore ??= _index as IRecallJobStore ?? new InMemoryRecallJobStore();
+    private IRecallJobStore JobStore => store;
+
+    private string Name => drive.DriveName;
+
+    private void Record(DriveEventKind kind, string? path, string message, string? errorId = null) => drive.Record(kind, path, message, errorId);
 
     /// <summary>The job runner of the moment (completed when no job runs): tests await it after a tick.</summary>
-    public Task RecallJobsIdle
+    public Task Idle
     {
         get
         {
@@ -41,7 +58,7 @@ public sealed partial class DriveEngine
     }
 
     /// <summary>Every job of the drive (the policy's and the registered ones), by name.</summary>
-    public IReadOnlyList<RecallJobView> RecallJobs()
+    public IReadOnlyList<RecallJobView> List()
     {
         lock (_jobGate)
         {
@@ -51,7 +68,7 @@ public sealed partial class DriveEngine
     }
 
     /// <summary>Register-CloudRecallJob: a new job whose first run is its first cron slot from now.</summary>
-    public RecallJobView RegisterRecallJob(RecallJobSpec spec)
+    public RecallJobView Register(RecallJobSpec spec)
     {
         ArgumentNullException.ThrowIfNull(spec);
         if (!JobNameRegex().IsMatch(spec.Name))
@@ -82,7 +99,7 @@ public sealed partial class DriveEngine
                     : new GeoDriveException(ErrorIds.RecallJobExists, ErrorKind.ResourceExists,
                         $"The drive '{Name}' already has a recall job named '{existing.Record.Name}'.", "Choose another name, or remove the old one with Unregister-CloudRecallJob first.");
             }
-            var now = _clock.UtcNow;
+            var now = clock.UtcNow;
             var record = new RecallJobRecord
             {
                 Name = spec.Name,
@@ -104,7 +121,7 @@ public sealed partial class DriveEngine
     }
 
     /// <summary>Unregister-CloudRecallJob. A policy's job is refused: the policy file is where it lives.</summary>
-    public void UnregisterRecallJob(string name)
+    public void Unregister(string name)
     {
         lock (_jobGate)
         {
@@ -124,7 +141,7 @@ public sealed partial class DriveEngine
     }
 
     /// <summary>A policy's job counts from when the drive got that policy (start or reload): its first run is its first slot after that.</summary>
-    private void NoticePolicyRecallJobs()
+    public void NoticePolicy()
     {
         lock (_jobGate)
         {
@@ -133,7 +150,7 @@ public sealed partial class DriveEngine
     }
 
     /// <summary>Called by each tick: starts the runner when a job is due and none runs on this drive.</summary>
-    private void StartDueRecallJobs()
+    public void StartDue()
     {
         lock (_jobGate)
         {
@@ -141,7 +158,7 @@ public sealed partial class DriveEngine
             {
                 return; // one at a time: a job that falls due meanwhile waits for the runner's next look
             }
-            if (NextDueJob(_clock.UtcNow) is null)
+            if (NextDueJob(clock.UtcNow) is null)
             {
                 return;
             }
@@ -151,7 +168,7 @@ public sealed partial class DriveEngine
     }
 
     /// <summary>Stops a running job (it is recorded as Interrupted and runs again at the next start) and waits for it.</summary>
-    public async Task StopRecallJobsAsync()
+    public async Task StopAsync()
     {
         Task runner;
         lock (_jobGate)
@@ -175,7 +192,7 @@ public sealed partial class DriveEngine
             ScheduledJob? job;
             lock (_jobGate)
             {
-                job = NextDueJob(_clock.UtcNow);
+                job = NextDueJob(clock.UtcNow);
                 if (job is null)
                 {
                     return;
@@ -188,7 +205,7 @@ public sealed partial class DriveEngine
             }
             catch (Exception ex) when (ex is not OperationCanceledException)
             {
-                _logger.LogError(ex, "{Drive}: recall job {Job} failed", Name, job.Record.Name);
+                logger.LogError(ex, "{Drive}: recall job {Job} failed", Name, job.Record.Name);
             }
             finally
             {
@@ -203,7 +220,7 @@ public sealed partial class DriveEngine
         lock (_jobGate)
         {
             record.RunCount++;
-            record.LastRunStartUtc = _clock.UtcNow;
+            record.LastRunStartUtc = clock.UtcNow;
             record.LastRunEndUtc = null;
             record.LastResult = RecallJobResult.Running;
             record.LastFiles = 0;
@@ -212,7 +229,7 @@ public sealed partial class DriveEngine
             record.LastMessage = null;
             JobStore.PutRecallJob(record);
         }
-        var stubs = _index.FindByState(FileState.Stubbed).Where(e => job.Selects(e.Path)).OrderBy(e => e.Path, StringComparer.Ordinal).ToList();
+        var stubs = drive.Stubs().Where(e => job.Selects(e.Path)).OrderBy(e => e.Path, StringComparer.Ordinal).ToList();
         Record(DriveEventKind.Recall, null, $"Recall job '{record.Name}' started: {stubs.Count} stubbed files ({ByteSize.Format(stubs.Sum(s => s.Size))}).");
         string? firstError = null;
         string? firstErrorId = null;
@@ -224,7 +241,7 @@ public sealed partial class DriveEngine
             {
                 try
                 {
-                    await RecallAsync(stub.Path, ct);
+                    await drive.Recall(stub.Path, ct);
                     lock (_jobGate)
                     {
                         record.LastFiles++;
@@ -251,7 +268,7 @@ public sealed partial class DriveEngine
         {
             lock (_jobGate)
             {
-                var now = _clock.UtcNow;
+                var now = clock.UtcNow;
                 record.LastRunEndUtc = now;
                 record.LastResult = result;
                 record.LastMessage = result == RecallJobResult.Interrupted
@@ -283,9 +300,10 @@ public sealed partial class DriveEngine
     private List<ScheduledJob> CurrentJobs()
     {
         var jobs = new List<ScheduledJob>();
-        var now = _clock.UtcNow;
+        var now = clock.UtcNow;
         var policyNames = new HashSet<string>(StringComparer.OrdinalIgnoreCase);
-        foreach (var declared in _policy.Policy.RecallJobs)
+        var policy = drive.Policy().Policy;
+        foreach (var declared in policy.RecallJobs)
         {
             var name = declared.Name.Value;
             policyNames.Add(name);
@@ -302,7 +320,7 @@ public sealed partial class DriveEngine
                 record.Recurse = false;
                 record.Schedule = declared.Schedule.Value.Expression;
                 record.TimeZone = declared.TimeZone?.Value;
-                record.ThrottleLimit = _policy.Policy.RestoreThreads.Value;
+                record.ThrottleLimit = policy.RestoreThreads.Value;
                 if (isNew)
                 {
                     record.RegisteredUtc = now;
@@ -361,7 +379,7 @@ public sealed partial class DriveEngine
     {
         if (id is null)
         {
-            return Options.TimeZone ?? TimeZoneInfo.Local;
+            return drive.TimeZone ?? TimeZoneInfo.Local;
         }
         try
         {
@@ -383,7 +401,7 @@ public sealed partial class DriveEngine
         }
         catch (GeoDriveException)
         {
-            return Options.TimeZone ?? TimeZoneInfo.Local;
+            return drive.TimeZone ?? TimeZoneInfo.Local;
         }
     }
 
