@@ -27,6 +27,11 @@ public sealed class CrashSimulation(S3TestServer s3, ServiceProcess service, int
 
     public int Seed => seed;
 
+    /// <summary>How often each kind of operation ran (a second writer's outcome counted by what it did).</summary>
+    public SortedDictionary<string, int> Counts { get; } = new(StringComparer.Ordinal);
+
+    private void Count(string kind) => Counts[kind] = Counts.GetValueOrDefault(kind) + 1;
+
     /// <summary>Per round: operations run, kills, and how long the drive took to settle.</summary>
     public List<(int Round, int Operations, int Kills, TimeSpan Settle)> Rounds { get; } = [];
 
@@ -36,7 +41,7 @@ public sealed class CrashSimulation(S3TestServer s3, ServiceProcess service, int
         metadata: { name: crash-simulation }
         spec:
           stubbing: { enabled: true, accessWait: 30d }
-          upload: { settle: {{settle}} }
+          upload: { settle: {{settle}}, updateWait: 0s }
           excludes: [ "**/*.tmp" ]
           transfer: { multipart: { threshold: 5MiB, partSize: 5MiB } }
         """;
@@ -131,6 +136,12 @@ public sealed class CrashSimulation(S3TestServer s3, ServiceProcess service, int
     private async Task RunOneAsync()
     {
         var roll = _random.Next(100);
+        Count(roll switch
+        {
+            < 16 => "create", < 26 => "overwrite", < 34 => "append", < 38 => "truncate", < 48 => "rename file",
+            < 51 => "rename folder", < 58 => "delete", < 62 => "hold open", < 74 => "force-stub", < 90 => "read",
+            < 94 => "second writer", < 96 => "policy reload", _ => "outage toggle",
+        });
         switch (roll)
         {
             case < 16: await CreateAsync(); break;
@@ -142,7 +153,8 @@ public sealed class CrashSimulation(S3TestServer s3, ServiceProcess service, int
             case < 58: Delete(); break;
             case < 62: await HoldOpenAsync(); break;
             case < 74: await ForceStubAsync(); break;
-            case < 94: await ReadAsync(); break;
+            case < 90: await ReadAsync(); break;
+            case < 94: await SecondWriterAsync(); break;
             case < 96: await ReloadPolicyAsync(); break;
             default: ToggleOutage(); break;
         }
@@ -380,6 +392,49 @@ public sealed class CrashSimulation(S3TestServer s3, ServiceProcess service, int
         AssertSame(path, _files[path], read, "read through the mount");
     }
 
+    /// <summary>
+    /// Another site or tool replaces or deletes the object of a settled file (Cached or Stubbed, nothing owed
+    /// to the bucket): with updateWait 0 the next open follows the bucket, so the model takes the bucket's side
+    /// (clean files follow the bucket; docs/architecture.md, "The conflict rule"). Skipped during an outage.
+    /// </summary>
+    private async Task SecondWriterAsync()
+    {
+        if (AnyFile() is not { } path)
+        {
+            return;
+        }
+        var delete = _random.Next(3) == 0;
+        var bytes = new byte[_random.Next(0, 256 * 1024)];
+        _random.NextBytes(bytes);
+        if (_outage || path.EndsWith(".tmp", StringComparison.Ordinal))
+        {
+            return;
+        }
+        using var client = new GeoDriveClient(service.SocketPath, TimeSpan.FromSeconds(60));
+        var state = (await client.GetFilesAsync(Drive(), path)).SingleOrDefault(f => f.Path == path)?.State;
+        var owed = (await client.GetDriveStatusAsync(Drive())).BucketChangesOwed;
+        if (state is not ("Cached" or "Stubbed") || owed > 0)
+        {
+            Trace($"second writer leaves {path} alone ({state}, {owed} owed)");
+            Count("second writer: left alone");
+            return;
+        }
+        if (delete)
+        {
+            Trace($"second writer deletes {path} in the bucket");
+            Count("second writer: deleted");
+            await s3.Client.DeleteObjectAsync(_scenario.Bucket, path);
+            _files.Remove(path);
+            await Assert.ThrowsAnyAsync<IOException>(() => File.ReadAllBytesAsync(Mounted(path)));
+            return;
+        }
+        Trace($"second writer replaces {path} in the bucket ({bytes.Length} bytes)");
+        Count("second writer: replaced");
+        await s3.Client.PutObjectAsync(new Amazon.S3.Model.PutObjectRequest { BucketName = _scenario.Bucket, Key = path, InputStream = new MemoryStream(bytes) });
+        _files[path] = bytes;
+        AssertSame(path, bytes, await File.ReadAllBytesAsync(Mounted(path)), "read through the mount after another writer replaced it");
+    }
+
     private async Task ReloadPolicyAsync()
     {
         var settle = _random.Next(2) == 0 ? "0s" : "1s";
@@ -404,6 +459,7 @@ public sealed class CrashSimulation(S3TestServer s3, ServiceProcess service, int
     private async Task KillAndRestartAsync()
     {
         Trace("kill -9 and restart");
+        Count("kill -9");
         service.Kill();
         await service.StartAsync();
         using var client = new GeoDriveClient(service.SocketPath, TimeSpan.FromSeconds(10));

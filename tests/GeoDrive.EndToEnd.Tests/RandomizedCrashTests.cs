@@ -38,6 +38,7 @@ public sealed class RandomizedCrashTests(S3ServerFixture s3, ITestOutputHelper o
         }
         finally
         {
+            Console.WriteLine("randomized crash test: " + string.Join(", ", simulation.Counts.Select(c => $"{c.Key} {c.Value}")));
             if (Environment.GetEnvironmentVariable("GEODRIVE_CRASH_REPORT") is { Length: > 0 } report)
             {
                 await File.WriteAllTextAsync(report, Table(simulation, DateTime.UtcNow - started, rounds));
@@ -55,6 +56,8 @@ public sealed class RandomizedCrashTests(S3ServerFixture s3, ITestOutputHelper o
             "|---:|---:|---:|---:|",
         };
         lines.AddRange(simulation.Rounds.Select(r => $"| {r.Round} | {r.Operations} | {r.Kills} | {r.Settle.TotalSeconds:0.0} |"));
+        lines.AddRange(["", "| operation | runs |", "|---|---:|"]);
+        lines.AddRange(simulation.Counts.Select(c => $"| {c.Key} | {c.Value} |"));
         return string.Join('\n', lines) + "\n";
     }
 }
