@@ -128,6 +128,8 @@ public sealed class DriveStatusInfo
     public long Recalling { get; init; }
     /// <summary>Changes owed to the bucket and not done yet (deletes of old keys, copies for renames, aborts of interrupted uploads).</summary>
     public long BucketChangesOwed { get; init; }
+    /// <summary>True while the bucket did not answer a check: listings, lookups and opens go on with the cache as it is, without asking it.</summary>
+    public bool BucketSilent { get; init; }
     public long Cached { get; init; }
     public long Stubbed { get; init; }
     public long Excluded { get; init; }

@@ -31,6 +31,9 @@ public sealed partial class DriveEngine
     private readonly BucketCheckTimes _pathsChecked = new();
     private BucketCheckGate? _bucketChecks;
 
+    /// <summary>True while the bucket did not answer a check (a probe lets checks through again once it answers).</summary>
+    public bool BucketSilent => _bucketChecks?.Silent ?? false;
+
     /// <summary>Deadline and health gate of the checks below: a bucket that does not answer never holds a user's listing, lookup or open.</summary>
     private BucketCheckGate BucketChecks => LazyInitializer.EnsureInitialized(ref _bucketChecks, () => new BucketCheckGate(
         Options.BucketCheckDeadline, _clock,
