@@ -240,6 +240,20 @@ public sealed class SignedS3Tests(CephS3Fixture ceph) : IClassFixture<CephS3Fixt
     }
 
     [Fact]
+    public async Task An_unknown_access_key_is_named_by_its_last_four_characters_only()
+    {
+        const string accessKey = "geodrive-test-key-K7Q2";
+        using var store = new S3ObjectStore(new S3StoreOptions { Endpoint = new Uri(ceph.Endpoint), Bucket = ceph.CreateBucket(), AccessKey = accessKey, SecretKey = ceph.SecretKey });
+
+        var ex = await Assert.ThrowsAsync<GeoDriveException>(() => store.CheckAccessAsync());
+
+        Assert.Equal(ErrorIds.CredentialsRejected, ex.ErrorId);
+        Assert.DoesNotContain(accessKey, ex.ToString(), StringComparison.Ordinal);
+        Assert.Contains("****************K7Q2", ex.Message, StringComparison.Ordinal);
+        Assert.DoesNotContain(accessKey, new S3StoreOptions { Endpoint = new Uri(ceph.Endpoint), Bucket = "b", AccessKey = accessKey, SecretKey = "s" }.ToString(), StringComparison.Ordinal);
+    }
+
+    [Fact]
     public async Task Signed_uploads_round_trip_including_multipart()
     {
         using var store = new S3ObjectStore(new S3StoreOptions

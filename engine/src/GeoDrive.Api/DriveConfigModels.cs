@@ -19,5 +19,5 @@ public sealed class SetDriveRequest
 
     // Never let a secret reach a log through ToString.
     public override string ToString() =>
-        $"PolicyPaths={(PolicyPaths is null ? "(unchanged)" : string.Join(", ", PolicyPaths))} Endpoints={(Endpoints is null ? "(unchanged)" : string.Join(", ", Endpoints))} AccessKey={AccessKey ?? "(unchanged)"}";
+        $"PolicyPaths={(PolicyPaths is null ? "(unchanged)" : string.Join(", ", PolicyPaths))} Endpoints={(Endpoints is null ? "(unchanged)" : string.Join(", ", Endpoints))} AccessKey={(AccessKey is null ? "(unchanged)" : Core.Model.AccessKeys.Mask(AccessKey))}";
 }

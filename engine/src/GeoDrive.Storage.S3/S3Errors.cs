@@ -1,3 +1,4 @@
+using GeoDrive.Core.Model;
 using System.Net;
 using System.Net.Sockets;
 using Amazon.Runtime;
@@ -36,11 +37,11 @@ internal static class S3Errors
             {
                 "InvalidAccessKeyId" or "SignatureDoesNotMatch" or "InvalidToken" or "AuthorizationHeaderMalformed" => new GeoDriveException(
                     ErrorIds.CredentialsRejected, ErrorKind.PermissionDenied,
-                    $"The S3 server at {where} rejected the credentials of access key '{options.AccessKey}' ({s3.ErrorCode}).",
+                    $"The S3 server at {where} rejected the credentials of access key '{AccessKeys.Mask(options.AccessKey)}' ({s3.ErrorCode}).",
                     "Check the access key and the secret key (pass them again with -Credential).", ex),
                 "AccessDenied" or "AllAccessDisabled" => new GeoDriveException(
                     ErrorIds.AccessDenied, ErrorKind.PermissionDenied,
-                    $"Access key '{options.AccessKey}' may not use bucket '{options.Bucket}' at '{endpoint}' (AccessDenied).",
+                    $"Access key '{AccessKeys.Mask(options.AccessKey)}' may not use bucket '{options.Bucket}' at '{endpoint}' (AccessDenied).",
                     "Grant that S3 user read and write access to the bucket, or use another key.", ex),
                 "NoSuchBucket" => new GeoDriveException(
                     ErrorIds.BucketNotFound, ErrorKind.ObjectNotFound,
@@ -56,7 +57,7 @@ internal static class S3Errors
                     "Restore it from a bucket version or a backup; the local stub keeps its name and size.", ex),
                 _ when s3.StatusCode == HttpStatusCode.Forbidden => new GeoDriveException(
                     ErrorIds.CredentialsRejected, ErrorKind.PermissionDenied,
-                    $"The S3 server at {where} refused access key '{options.AccessKey}' (403 {s3.ErrorCode}).",
+                    $"The S3 server at {where} refused access key '{AccessKeys.Mask(options.AccessKey)}' (403 {s3.ErrorCode}).",
                     "Check the access key, the secret key and the user's rights on the bucket.", ex),
                 _ => new GeoDriveException(
                     ErrorIds.StoreError, ErrorKind.ResourceUnavailable,

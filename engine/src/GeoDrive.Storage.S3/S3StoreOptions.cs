@@ -96,5 +96,5 @@ public sealed class S3StoreOptions
     private static GeoDriveException Invalid(string message, string remedy) => new(ErrorIds.InvalidRequest, ErrorKind.InvalidArgument, message, remedy);
 
     // Never let the secret reach a log through ToString.
-    public override string ToString() => $"{string.Join(", ", AllEndpoints)} bucket {Bucket} as {AccessKey}";
+    public override string ToString() => $"{string.Join(", ", AllEndpoints)} bucket {Bucket} as {Core.Model.AccessKeys.Mask(AccessKey)}";
 }

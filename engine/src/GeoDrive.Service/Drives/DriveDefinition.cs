@@ -1,3 +1,5 @@
+using GeoDrive.Core.Model;
+
 namespace GeoDrive.Service.Drives;
 
 /// <summary>What the service remembers of a drive across restarts (drives.json). No secrets here.</summary>
@@ -40,8 +42,8 @@ public sealed class DriveCredential
     public const string KindProfile = "Profile";
 
     /// <summary>What Get-CloudDrive may show of an access key id: its last 4 characters, if it is long enough to keep the rest hidden.</summary>
-    public static string Mask(string accessKey) => accessKey.Length >= 12 ? new string('*', accessKey.Length - 4) + accessKey[^4..] : "****";
+    public static string Mask(string accessKey) => AccessKeys.Mask(accessKey);
 
     // Never let a secret reach a log through ToString.
-    public override string ToString() => $"AccessKey {AccessKey}";
+    public override string ToString() => $"AccessKey {AccessKeys.Mask(AccessKey)}";
 }

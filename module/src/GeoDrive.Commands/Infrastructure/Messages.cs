@@ -50,6 +50,6 @@ internal static class Messages
         {
             policyPaths is null ? null : policyPaths.Length == 0 ? "no policy files (built-in defaults)" : "policy files " + string.Join(", ", policyPaths),
             endpoints is null ? null : "endpoint " + string.Join(", ", endpoints) + " (restarts the drive's store)",
-            accessKey is null ? null : $"credential with access key {accessKey} (restarts the drive's store)",
+            accessKey is null ? null : $"credential with access key {GeoDrive.Core.Model.AccessKeys.Mask(accessKey)} (restarts the drive's store)",
         }.Where(s => s is not null));
 }
