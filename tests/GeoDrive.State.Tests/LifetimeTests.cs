@@ -12,6 +12,34 @@ public sealed class LifetimeTests : IDisposable
     private string DbPath => _dir.Combine(".geodrive", "index.db");
 
     [Fact]
+    [System.Runtime.Versioning.UnsupportedOSPlatform("windows")]
+    public void Only_the_service_user_can_read_the_index_or_enter_its_folder_whatever_the_umask()
+    {
+        // A state folder made under umask 000 (or by hand) and an index with a log: each is opened up to its owner only.
+        var folder = _dir.Combine(".geodrive");
+        Directory.CreateDirectory(folder);
+        File.SetUnixFileMode(folder, (UnixFileMode)0b111_111_111);
+        using (var index = LiteDbFileIndex.Open(DbPath))
+        {
+            index.Put(new Core.Model.FileEntry { Path = "hr/salaries 2027.xlsx", Size = 1 });
+
+            Assert.Equal(UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.UserExecute, File.GetUnixFileMode(folder));
+            foreach (var file in Directory.GetFiles(folder))
+            {
+                Assert.True(File.GetUnixFileMode(file) == (UnixFileMode.UserRead | UnixFileMode.UserWrite), $"{file} is {File.GetUnixFileMode(file)}");
+            }
+            // A real local user: cannot list the folder nor read the index.
+            var listed = Unprivileged.Run("ls", folder);
+            Assert.NotEqual(0, listed.ExitCode);
+            Assert.Contains("Permission denied", listed.Output);
+        }
+        File.SetUnixFileMode(folder, (UnixFileMode)0b111_101_101);
+        var read = Unprivileged.Run("cat", DbPath);
+        Assert.NotEqual(0, read.ExitCode);
+        Assert.Contains("Permission denied", read.Output);
+    }
+
+    [Fact]
     public void A_second_open_in_the_same_process_is_refused_as_in_use_until_the_first_is_disposed()
     {
         var first = LiteDbFileIndex.Open(DbPath);

@@ -1,3 +1,4 @@
+using GeoDrive.Core.Paths;
 using GeoDrive.Core.Errors;
 using GeoDrive.Core.Ports;
 using GeoDrive.State.Mapping;
@@ -49,7 +50,8 @@ public sealed partial class LiteDbFileIndex : IFileIndex
         options.Validate();
         _options = options;
         DatabasePath = Path.GetFullPath(databasePath);
-        Directory.CreateDirectory(Path.GetDirectoryName(DatabasePath)!);
+        // Only the service's user reads the index (every file name of the drive), whatever the umask.
+        OwnerOnly.Folder(Path.GetDirectoryName(DatabasePath)!);
 
         // The lock comes first: opening LiteDB replays its log, which must never race a live owner.
         _lockFile = IndexLockFile.Acquire(DatabasePath);
@@ -66,6 +68,10 @@ public sealed partial class LiteDbFileIndex : IFileIndex
             _events = _db.GetCollection(EventsCollection, BsonAutoId.Int64);
             EnsureSchema();
             _logWriter.Wait();
+            foreach (var file in new[] { DatabasePath, LogPath(DatabasePath), DatabasePath + ".lock" })
+            {
+                OwnerOnly.File(file);
+            }
         }
         catch
         {

@@ -1,4 +1,5 @@
 using GeoDrive.Core.Model;
+using GeoDrive.Core.Paths;
 using GeoDrive.Engine.Files;
 
 namespace GeoDrive.Engine.Drives;
@@ -12,7 +13,7 @@ public sealed partial class DriveEngine
     /// </summary>
     public Task<RecoveryReport> StartAsync(CancellationToken cancellationToken = default)
     {
-        Directory.CreateDirectory(Options.InternalPath);
+        OwnerOnly.Folder(Options.InternalPath);
         var report = new RecoveryReport();
 
         var copiesOwed = new List<(string From, string To)>();

@@ -1,5 +1,6 @@
 using GeoDrive.Api;
 using GeoDrive.Core.Model;
+using GeoDrive.Core.Paths;
 using GeoDrive.Core.Ports;
 using GeoDrive.Engine.Drives;
 using GeoDrive.Policies.Evaluation;
@@ -76,7 +77,7 @@ public sealed class DriveHost : IAsyncDisposable
             // The service's tick only queues settled files; the upload workers run on between ticks.
             TickWaitsForUploads = false,
         };
-        Directory.CreateDirectory(engineOptions.InternalPath);
+        OwnerOnly.Folder(engineOptions.InternalPath);
         var index = LiteDbFileIndex.Open(Path.Combine(engineOptions.InternalPath, "index.db"));
         var store = new S3ObjectStore(StoreOptions(definition, credential, policy));
         try
@@ -176,6 +177,7 @@ public sealed class DriveHost : IAsyncDisposable
             Uploading = counts[FileState.Uploading],
             Recalling = counts[FileState.Recalling],
             BucketChangesOwed = Engine.OwedBucketChangeCount,
+            BucketSilent = Engine.BucketSilent,
             Cached = counts[FileState.Cached],
             Stubbed = counts[FileState.Stubbed],
             Excluded = counts[FileState.Excluded],

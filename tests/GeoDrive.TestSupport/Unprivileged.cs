@@ -1,0 +1,21 @@
+using System.Diagnostics;
+
+namespace GeoDrive.TestSupport;
+
+/// <summary>A command run as the real unprivileged user <c>nobody</c> (setpriv: no capabilities, no supplementary groups).</summary>
+public static class Unprivileged
+{
+    public static (int ExitCode, string Output) Run(params string[] command)
+    {
+        var start = new ProcessStartInfo("setpriv") { RedirectStandardOutput = true, RedirectStandardError = true };
+        foreach (var argument in (string[])["--reuid=nobody", "--regid=nogroup", "--clear-groups", "--", .. command])
+        {
+            start.ArgumentList.Add(argument);
+        }
+        using var process = Process.Start(start)!;
+        var output = process.StandardOutput.ReadToEndAsync();
+        var error = process.StandardError.ReadToEndAsync();
+        process.WaitForExit();
+        return (process.ExitCode, output.Result + error.Result);
+    }
+}
