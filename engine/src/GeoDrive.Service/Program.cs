@@ -44,10 +44,10 @@ builder.Services.Configure<HostOptions>(o => o.ShutdownTimeout = TimeSpan.FromSe
 
 var app = builder.Build();
 ErrorHandling.Use(app);
+PeerCredentials.Use(app, options);
 ControlApiRoutes.Map(app);
 app.Lifetime.ApplicationStarted.Register(() =>
 {
-    ControlListener.Restrict(endpoint);
     app.Logger.LogInformation("GeoDrive service {Pid} listening on {Socket}, home {Home}", Environment.ProcessId, options.SocketPath, options.HomePath);
     if (OperatingSystem.IsWindows())
     {

@@ -59,15 +59,36 @@ public static class ControlListener
         }
         Directory.CreateDirectory(Path.GetDirectoryName(endpoint.Address)!);
         File.Delete(endpoint.Address);
-        builder.WebHost.ConfigureKestrel(k => k.ListenUnixSocket(endpoint.Address));
+        var handle = BindOwnerOnly(endpoint.Address);
+        builder.WebHost.ConfigureKestrel(k => k.ListenHandle(handle));
     }
 
-    /// <summary>Once listening: the socket file becomes root-only (0600). A pipe got its ACL when it was created.</summary>
-    public static void Restrict(ControlEndpoint endpoint)
+    /// <summary>
+    /// Binds the socket, makes its file 0600, and only then listens: a bound socket that does not listen refuses
+    /// every connection, so there is no moment at which another user could connect (whatever the umask). Returns
+    /// the listening socket's descriptor, which Kestrel takes over.
+    /// </summary>
+    public static ulong BindOwnerOnly(string address)
     {
-        if (!endpoint.IsPipe && !OperatingSystem.IsWindows())
+        var socket = new Socket(AddressFamily.Unix, SocketType.Stream, ProtocolType.Unspecified);
+        try
         {
-            File.SetUnixFileMode(endpoint.Address, UnixFileMode.UserRead | UnixFileMode.UserWrite);
+            socket.Bind(new UnixDomainSocketEndPoint(address));
+            if (!OperatingSystem.IsWindows())
+            {
+                File.SetUnixFileMode(address, UnixFileMode.UserRead | UnixFileMode.UserWrite);
+            }
+            socket.Listen(512);
         }
+        catch
+        {
+            socket.Dispose();
+            throw;
+        }
+        var handle = (ulong)socket.SafeHandle.DangerousGetHandle();
+        // Kestrel owns the descriptor from here (it closes it at shutdown); this wrapper must never close it too.
+        socket.SafeHandle.SetHandleAsInvalid();
+        GC.SuppressFinalize(socket);
+        return handle;
     }
 }

@@ -2,7 +2,7 @@ using GeoDrive.Api;
 
 namespace GeoDrive.Service.Hosting;
 
-/// <summary>The service's own settings, from the command line (--socket, --home, --tick) or the environment.</summary>
+/// <summary>The service's own settings, from the command line (--socket, --home, --tick, --admin-group) or the environment.</summary>
 /// <remarks>--socket takes a socket path, or on Windows a pipe address (\\.\pipe\geodrive, the default there).</remarks>
 public sealed class ServiceOptions
 {
@@ -17,9 +17,14 @@ public sealed class ServiceOptions
     /// <summary>TEST ONLY: a file whose ISO-8601 time is the service's clock (see <see cref="FileClock"/>); null = the system clock.</summary>
     public string? TestClockPath { get; init; }
 
+    /// <summary>
+    /// A local group whose members may use the control socket besides root (--admin-group; Linux). Null: root only.
+    /// </summary>
+    public string? AdminGroup { get; init; }
+
     public static ServiceOptions FromArgs(string[] args)
     {
-        string? socket = null, home = null, testClock = null;
+        string? socket = null, home = null, testClock = null, adminGroup = null;
         var tick = TimeSpan.FromSeconds(1);
         for (var i = 0; i < args.Length; i++)
         {
@@ -32,6 +37,10 @@ public sealed class ServiceOptions
                     break;
                 case "--home" when value is not null:
                     home = value;
+                    i++;
+                    break;
+                case "--admin-group" when value is not null:
+                    adminGroup = value;
                     i++;
                     break;
                 case "--test-clock" when value is not null:
@@ -50,6 +59,7 @@ public sealed class ServiceOptions
             HomePath = Path.GetFullPath(home ?? ApiRoutes.DefaultHomePath),
             TickInterval = tick,
             TestClockPath = testClock,
+            AdminGroup = adminGroup,
         };
     }
 
