@@ -63,6 +63,59 @@ public sealed class BucketJournalTests(S3ServerFixture s3) : IClassFixture<S3Ser
     }
 
     [Fact]
+    public async Task An_owed_delete_that_failed_while_the_endpoint_was_down_goes_as_soon_as_the_endpoint_answers_again_not_after_its_backoff()
+    {
+        using var proxy = new FaultProxy(s3.Endpoint);
+        await using var rig = new DriveRig(s3, SettleZero, endpoint: proxy.Endpoint);
+        await rig.WriteAsync("gone.bin", DriveRig.RandomBytes(10_000, 11));
+        await UploadAllAsync(rig);
+
+        proxy.Stop();
+        DeleteLocally(rig, "gone.bin");
+        // A long outage: each failed try doubles the wait before the next (2 s, 4 s, 8 s, 16 s …).
+        for (var attempt = 1; attempt <= 4; attempt++)
+        {
+            await rig.Engine.TickAsync();
+            rig.Clock.Advance(TimeSpan.FromSeconds((1 << attempt) + 1));
+        }
+        await rig.Engine.TickAsync();
+        Assert.Equal(1, rig.Engine.OwedBucketChangeCount);
+
+        // The endpoint is back and answers an upload: what failed only because it was unreachable goes now.
+        proxy.Start();
+        await rig.WriteAsync("new.bin", DriveRig.RandomBytes(10_000, 12));
+        await UploadAllAsync(rig);
+        await rig.Engine.TickAsync();
+
+        Assert.Null(await rig.ObjectBytesAsync("gone.bin"));
+        Assert.Equal(0, rig.Engine.OwedBucketChangeCount);
+    }
+
+    [Fact]
+    public async Task A_file_whose_upload_failed_while_the_endpoint_was_down_goes_up_once_another_upload_went_through_not_after_its_backoff()
+    {
+        using var proxy = new FaultProxy(s3.Endpoint);
+        await using var rig = new DriveRig(s3, SettleZero, endpoint: proxy.Endpoint);
+        var waiting = DriveRig.RandomBytes(10_000, 13);
+        await rig.WriteAsync("waiting.bin", waiting);
+        proxy.Stop();
+        for (var attempt = 1; attempt <= 4; attempt++)
+        {
+            await UploadAllAsync(rig);
+            rig.Clock.Advance(TimeSpan.FromSeconds((1 << attempt) + 1));
+        }
+        await UploadAllAsync(rig);
+        Assert.Equal(FileState.Dirty, rig.StateOf("waiting.bin"));
+
+        proxy.Start();
+        await rig.WriteAsync("new.bin", DriveRig.RandomBytes(10_000, 14));
+        await UploadAllAsync(rig);
+        await UploadAllAsync(rig);
+
+        Assert.Equal(waiting, await rig.ObjectBytesAsync("waiting.bin"));
+    }
+
+    [Fact]
     public async Task A_file_renamed_to_an_excluded_name_stays_local_and_its_old_object_is_deleted()
     {
         await using var rig = new DriveRig(s3, SettleZero);

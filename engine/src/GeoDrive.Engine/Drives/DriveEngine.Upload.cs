@@ -226,6 +226,7 @@ public sealed partial class DriveEngine
             result = entry;
         }
         Transfers.Uploaded(local.Size);
+        UploadWentThrough(path);
         return result;
     }
 
@@ -245,6 +246,10 @@ public sealed partial class DriveEngine
                 var delay = TimeSpan.FromSeconds(Math.Min(Options.MaxRetryDelay.TotalSeconds, Math.Pow(2, Math.Min(entry.FailedAttempts, 20))));
                 entry.NextAttemptUtc = _clock.UtcNow + delay;
                 entry.LastError = error.Message;
+                if (error is GeoDriveException { ErrorId: ErrorIds.EndpointUnreachable })
+                {
+                    UploadFailedUnreachable(path);
+                }
             }
             _life.Apply(entry, FileChange.UploadAbandoned);
         }

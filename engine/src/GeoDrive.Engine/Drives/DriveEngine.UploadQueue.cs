@@ -117,7 +117,25 @@ public sealed partial class DriveEngine : IAsyncDisposable
         entry.State == FileState.Dirty
         && !_open.ContainsKey(entry.Path)
         && (entry.DirtySinceUtc is null || entry.DirtySinceUtc.Value + _policy.Settle <= now)
-        && (entry.NextAttemptUtc is null || entry.NextAttemptUtc.Value <= now);
+        && (entry.NextAttemptUtc is null || entry.NextAttemptUtc.Value <= now || EndpointAnsweredSinceItFailed(entry.Path));
+
+    // Uploads whose last try failed only because the endpoint could not be reached (path -> how many uploads had
+    // gone through by then): such a file need not wait out its backoff once another upload went through.
+    private readonly ConcurrentDictionary<string, long> _uploadsWaitingForEndpoint = new(StringComparer.Ordinal);
+    private long _uploadsThrough;
+
+    private bool EndpointAnsweredSinceItFailed(string path) =>
+        _uploadsWaitingForEndpoint.TryGetValue(path, out var failedAfter) && failedAfter < Interlocked.Read(ref _uploadsThrough);
+
+    private void UploadFailedUnreachable(string path) => _uploadsWaitingForEndpoint[path] = Interlocked.Read(ref _uploadsThrough);
+
+    private void UploadWentThrough(string path)
+    {
+        _uploadsWaitingForEndpoint.TryRemove(path, out _);
+        Interlocked.Increment(ref _uploadsThrough);
+        // Bucket changes that waited only for the endpoint need not wait out their backoff either.
+        _owedChanges.EndpointAnswered();
+    }
 
     private Channel<UploadSlot> EnsureUploadWorkers()
     {

@@ -246,8 +246,8 @@ public sealed partial class DriveEngine
             }
             catch (GeoDriveException ex)
             {
-                // Still owed: tried again with backoff, and after a restart; an orphan costs space, never data.
-                _owedChanges.Failed(change, ex.Message);
+                // Still owed: tried again with backoff (or once the endpoint answers again), and after a restart; an orphan costs space, never data.
+                _owedChanges.Failed(change, ex.Message, ex.ErrorId == ErrorIds.EndpointUnreachable);
                 Record(DriveEventKind.Error, change.Key, change.Kind == BucketChangeKind.DeleteObject
                     ? $"Could not delete the object of a deleted or renamed file; will retry: {ex.Message}"
                     : $"Could not abort an interrupted multipart upload; will retry: {ex.Message}", ex.ErrorId);

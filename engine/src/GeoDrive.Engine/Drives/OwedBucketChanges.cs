@@ -23,6 +23,8 @@ internal sealed class OwedBucketChanges
     // Source keys of owed copies -> how many copies read them (their bytes must stay until then).
     private readonly ConcurrentDictionary<string, int> _copySources = new(StringComparer.Ordinal);
     private readonly ConcurrentDictionary<string, byte> _liveUploads = new(StringComparer.Ordinal);
+    // Changes whose last try failed only because the endpoint could not be reached: due again once it answers.
+    private readonly HashSet<long> _waitingForEndpoint = [];
 
     public OwedBucketChanges(IBucketJournal journal, IClock clock, TimeSpan maxRetryDelay)
     {
@@ -211,8 +213,12 @@ internal sealed class OwedBucketChanges
         }
     }
 
-    /// <summary>The change failed: still owed, tried again after a backoff that doubles up to the drive's longest retry delay.</summary>
-    public void Failed(BucketChange change, string error)
+    /// <summary>
+    /// The change failed: still owed, tried again after a backoff that doubles up to the drive's longest retry delay;
+    /// or, when it failed only because the endpoint could not be reached, as soon as the endpoint answers again
+    /// (<see cref="EndpointAnswered"/>), whichever comes first.
+    /// </summary>
+    public void Failed(BucketChange change, string error, bool endpointUnreachable = false)
     {
         change.Attempts++;
         change.LastError = error;
@@ -224,7 +230,31 @@ internal sealed class OwedBucketChanges
             if (_owed.ContainsKey(change.Id))
             {
                 _owed[change.Id] = change.Clone();
+                if (endpointUnreachable)
+                {
+                    _waitingForEndpoint.Add(change.Id);
+                }
+                else
+                {
+                    _waitingForEndpoint.Remove(change.Id);
+                }
             }
+        }
+    }
+
+    /// <summary>The endpoint answered (an upload or a change went through): what waited only for it is due now.</summary>
+    public void EndpointAnswered()
+    {
+        lock (_gate)
+        {
+            foreach (var id in _waitingForEndpoint)
+            {
+                if (_owed.TryGetValue(id, out var change))
+                {
+                    change.NextAttemptUtc = null;
+                }
+            }
+            _waitingForEndpoint.Clear();
         }
     }
 }
