@@ -92,6 +92,33 @@ public sealed class BucketJournalTests(S3ServerFixture s3) : IClassFixture<S3Ser
     }
 
     [Fact]
+    public async Task Owed_deletes_that_failed_in_an_outage_try_the_endpoint_again_within_seconds_even_when_nothing_is_uploaded()
+    {
+        using var proxy = new FaultProxy(s3.Endpoint);
+        await using var rig = new DriveRig(s3, SettleZero, endpoint: proxy.Endpoint);
+        await rig.WriteAsync("a.bin", DriveRig.RandomBytes(10_000, 15));
+        await rig.WriteAsync("b.bin", DriveRig.RandomBytes(10_000, 16));
+        await UploadAllAsync(rig);
+
+        proxy.Stop();
+        DeleteLocally(rig, "a.bin");
+        DeleteLocally(rig, "b.bin");
+        for (var attempt = 1; attempt <= 5; attempt++)
+        {
+            await rig.Engine.TickAsync();
+            rig.Clock.Advance(TimeSpan.FromSeconds((1 << attempt) + 1));
+        }
+        proxy.Start();
+        // Well within the backoff reached (64 s), past the endpoint's try interval.
+        rig.Clock.Advance(TimeSpan.FromSeconds(11));
+        await rig.Engine.TickAsync();
+
+        Assert.Null(await rig.ObjectBytesAsync("a.bin"));
+        Assert.Null(await rig.ObjectBytesAsync("b.bin"));
+        Assert.Equal(0, rig.Engine.OwedBucketChangeCount);
+    }
+
+    [Fact]
     public async Task A_file_whose_upload_failed_while_the_endpoint_was_down_goes_up_once_another_upload_went_through_not_after_its_backoff()
     {
         using var proxy = new FaultProxy(s3.Endpoint);

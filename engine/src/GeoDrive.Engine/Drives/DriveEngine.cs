@@ -243,6 +243,8 @@ public sealed partial class DriveEngine
                 {
                     deleted++;
                 }
+                // The endpoint answered: changes that waited only for it are due (the second pass takes them).
+                _owedChanges.EndpointAnswered();
             }
             catch (GeoDriveException ex)
             {

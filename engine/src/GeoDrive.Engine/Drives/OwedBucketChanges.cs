@@ -194,9 +194,22 @@ internal sealed class OwedBucketChanges
         var now = _clock.UtcNow;
         lock (_gate)
         {
-            return [.. _owed.Values.Where(c => c.NextAttemptUtc is null || c.NextAttemptUtc <= now).OrderBy(c => c.Id).Take(limit).Select(c => c.Clone())];
+            var due = _owed.Values.Where(c => c.NextAttemptUtc is null || c.NextAttemptUtc <= now).OrderBy(c => c.Id).Take(limit).Select(c => c.Clone()).ToList();
+            if (due.Count == 0 && _waitingForEndpoint.Count > 0 && now - _lastEndpointTryUtc >= EndpointTryInterval)
+            {
+                // Nothing else asks the endpoint (no upload waits): one change that waits for it tries now, and
+                // if it goes through, the rest follow (EndpointAnswered).
+                _lastEndpointTryUtc = now;
+                due.AddRange(_waitingForEndpoint.Select(id => _owed.GetValueOrDefault(id)).OfType<BucketChange>().OrderBy(c => c.Id).Take(1).Select(c => c.Clone()));
+            }
+            return due;
         }
     }
+
+    /// <summary>How often a change waiting for an unreachable endpoint tries it when nothing else does.</summary>
+    public static readonly TimeSpan EndpointTryInterval = TimeSpan.FromSeconds(10);
+
+    private DateTimeOffset _lastEndpointTryUtc = DateTimeOffset.MinValue;
 
     /// <summary>The change is done, or no longer owed (the key is in use again).</summary>
     public void Done(BucketChange change)
