@@ -240,6 +240,32 @@ public sealed class SignedS3Tests(CephS3Fixture ceph) : IClassFixture<CephS3Fixt
     }
 
     [Fact]
+    public async Task Keys_with_characters_XML_cannot_carry_are_listed_exactly_folders_and_all()
+    {
+        var bucket = ceph.CreateBucket();
+        using var store = new S3ObjectStore(new S3StoreOptions { Endpoint = new Uri(ceph.Endpoint), Bucket = bucket, AccessKey = ceph.AccessKey, SecretKey = ceph.SecretKey });
+        string[] keys = ["odd\u0001name.txt", "100%41 sure.txt", "dir\u001F/inner.txt", "plain.txt", "not a character \uFFFE.txt", "a+b c.txt"];
+        foreach (var key in keys)
+        {
+            await ceph.Client.PutObjectAsync(new Amazon.S3.Model.PutObjectRequest { BucketName = bucket, Key = key, ContentBody = key });
+        }
+
+        var everything = new List<string>();
+        await foreach (var o in store.ListAsync("", recursive: true))
+        {
+            everything.Add(o.Key);
+        }
+        var top = new List<string>();
+        await foreach (var o in store.ListAsync("", recursive: false))
+        {
+            top.Add(o.Key);
+        }
+
+        Assert.Equal(keys.Order(StringComparer.Ordinal), everything.Order(StringComparer.Ordinal));
+        Assert.Equal(new[] { "a+b c.txt", "100%41 sure.txt", "dir\u001F/", "not a character \uFFFE.txt", "odd\u0001name.txt", "plain.txt" }.Order(StringComparer.Ordinal), top.Order(StringComparer.Ordinal));
+    }
+
+    [Fact]
     public async Task An_unknown_access_key_is_named_by_its_last_four_characters_only()
     {
         const string accessKey = "geodrive-test-key-K7Q2";

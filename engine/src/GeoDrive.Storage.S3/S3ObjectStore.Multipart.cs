@@ -238,15 +238,16 @@ public sealed partial class S3ObjectStore
                 Prefix = key,
                 KeyMarker = keyMarker,
                 UploadIdMarker = uploadIdMarker,
+                Encoding = EncodingType.Url,
             }, cancellationToken), cancellationToken);
             open.AddRange((response.MultipartUploads ?? [])
-                .Where(u => u.Key == key)
-                .Select(u => new OpenMultipartUpload(u.Key, u.UploadId)));
+                .Where(u => UrlDecoded(u.Key) == key)
+                .Select(u => new OpenMultipartUpload(key, u.UploadId)));
             if (response.IsTruncated != true)
             {
                 return open;
             }
-            keyMarker = response.NextKeyMarker;
+            keyMarker = response.NextKeyMarker is { } next ? UrlDecoded(next) : null;
             uploadIdMarker = response.NextUploadIdMarker;
         }
     }

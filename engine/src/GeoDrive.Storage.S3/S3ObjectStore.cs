@@ -34,7 +34,7 @@ public sealed partial class S3ObjectStore : IObjectStore, IDisposable
         // Every endpoint is checked, so a mistyped second URL is found at creation, not at the first failover.
         foreach (var endpoint in _endpoints.All)
         {
-            await S3Errors.GuardAsync(_options, endpoint.Url, null, () => endpoint.Client.ListObjectsV2Async(new ListObjectsV2Request { BucketName = _options.Bucket, MaxKeys = 1 }, cancellationToken));
+            await S3Errors.GuardAsync(_options, endpoint.Url, null, () => endpoint.Client.ListObjectsV2Async(new ListObjectsV2Request { BucketName = _options.Bucket, MaxKeys = 1, Encoding = EncodingType.Url }, cancellationToken));
         }
     }
 
@@ -159,17 +159,19 @@ public sealed partial class S3ObjectStore : IObjectStore, IDisposable
 
     public async IAsyncEnumerable<ObjectInfo> ListAsync(string prefix, bool recursive = true, [EnumeratorCancellation] CancellationToken cancellationToken = default)
     {
-        var request = new ListObjectsV2Request { BucketName = _options.Bucket, Prefix = prefix, Delimiter = recursive ? null : "/" };
+        // EncodingType=url: a key holding a character XML 1.0 cannot carry (U+0001, U+FFFE …) would make the whole
+        // listing unreadable otherwise. The keys and prefixes come back encoded (the SDK leaves them so): decoded here.
+        var request = new ListObjectsV2Request { BucketName = _options.Bucket, Prefix = prefix, Delimiter = recursive ? null : "/", Encoding = EncodingType.Url };
         while (true)
         {
             var response = await OnAnyEndpointAsync(prefix, client => client.ListObjectsV2Async(request, cancellationToken), cancellationToken);
             foreach (var folder in response.CommonPrefixes ?? [])
             {
-                yield return new ObjectInfo(folder, 0, null, DateTimeOffset.MinValue, EmptyMetadata);
+                yield return new ObjectInfo(UrlDecoded(folder), 0, null, DateTimeOffset.MinValue, EmptyMetadata);
             }
             foreach (var o in response.S3Objects ?? [])
             {
-                yield return new ObjectInfo(o.Key, o.Size ?? 0, o.ETag, Utc(o.LastModified), EmptyMetadata);
+                yield return new ObjectInfo(UrlDecoded(o.Key), o.Size ?? 0, o.ETag, Utc(o.LastModified), EmptyMetadata);
             }
             if (response.IsTruncated != true || string.IsNullOrEmpty(response.NextContinuationToken))
             {
@@ -178,6 +180,9 @@ public sealed partial class S3ObjectStore : IObjectStore, IDisposable
             request.ContinuationToken = response.NextContinuationToken;
         }
     }
+
+    /// <summary>A key from a listing asked with EncodingType=url: AWS writes a space as '+' (a '+' as %2B), Ceph as %20.</summary>
+    internal static string UrlDecoded(string key) => Uri.UnescapeDataString(key.Replace('+', ' '));
 
     public Task DeleteAsync(string key, CancellationToken cancellationToken = default) =>
         OnAnyEndpointAsync(key, client => client.DeleteObjectAsync(new DeleteObjectRequest { BucketName = _options.Bucket, Key = key }, cancellationToken), cancellationToken);
