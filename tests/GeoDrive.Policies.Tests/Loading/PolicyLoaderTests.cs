@@ -253,6 +253,10 @@ public sealed class PolicyLoaderTests
         { "spec:\n  metadata: [ { paths: [a] } ]\n", ErrorIds.PolicyMissingKey, 5, 15, "has no 'tags'" },
         { "spec:\n  metadata: [ { paths: [a], tags: { 'bad*key': x } } ]\n", ErrorIds.PolicyBadValue, 5, 37, "not allowed by S3" },
         { "spec:\n  metadata: [ { paths: [a], tags: [x] } ]\n", ErrorIds.PolicyWrongType, 5, 35, "must be a map" },
+        // S3 user metadata travels in HTTP headers: a literal non-ASCII letter would fail every upload of the file.
+        { "spec:\n  metadata: [ { paths: [a], tags: { owner: José } } ]\n", ErrorIds.PolicyBadValue, 5, 44, "ASCII" },
+        { "spec:\n  metadata: [ { paths: [a], tags: { abteilung\u00e9: x } } ]\n", ErrorIds.PolicyBadValue, 5, 37, "ASCII" },
+        { "spec:\n  metadata: [ { paths: [a], tags: { owner: \"${name} of Jose\" } } ]\n", "", 0, 0, "" },
         { "spec:\n  processExcludes: [ { recall: deny } ]\n", ErrorIds.PolicyMissingKey, 5, 22, "has no 'process'" },
         { "spec:\n  processExcludes: [ { process: x.exe } ]\n", ErrorIds.PolicyMissingKey, 5, 22, "changes nothing" },
         { "spec:\n  processExcludes: [ { process: bin/x, recall: deny } ]\n", ErrorIds.PolicyBadGlob, 5, 33, "has no '/'" },

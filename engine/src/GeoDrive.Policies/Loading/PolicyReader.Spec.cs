@@ -220,7 +220,7 @@ internal sealed partial class PolicyReader
             }
             if (key.Length > 128 || !TagText().IsMatch(key))
             {
-                Report(ErrorIds.PolicyBadValue, keyNode, $"the tag name '{key}' in {path} is not allowed by S3 (at most 128 letters, digits, spaces and + - = . _ : / @)",
+                Report(ErrorIds.PolicyBadValue, keyNode, $"the tag name '{key}' in {path} is not allowed by S3 (at most 128 ASCII letters, digits, spaces and + - = . _ : / @: tags travel as user metadata in HTTP headers)",
                     "Rename the tag.");
                 continue;
             }
@@ -237,8 +237,8 @@ internal sealed partial class PolicyReader
             }
             if (value.Value!.Length > 256 || !TagText().IsMatch(TagVariables.Strip(value.Value)))
             {
-                Report(ErrorIds.PolicyBadValue, value, $"the value of tag '{key}' in {path} is not allowed by S3 (at most 256 letters, digits, spaces and + - = . _ : / @)",
-                    "Change the value.");
+                Report(ErrorIds.PolicyBadValue, value, $"the value of tag '{key}' in {path} is not allowed by S3 (at most 256 ASCII letters, digits, spaces and + - = . _ : / @: tags travel as user metadata in HTTP headers)",
+                    "Write the value in ASCII (e.g. 'Jose' for 'José'); text filled in by a variable such as ${name} may hold any character (it is percent-encoded).");
                 continue;
             }
             tags[key] = new PolicyValue<string>(value.Value, At(value));
@@ -529,6 +529,6 @@ internal sealed partial class PolicyReader
     [GeneratedRegex(@"^(?<h>\d{1,2}):(?<m>\d{2})$", RegexOptions.CultureInvariant)]
     private static partial Regex TimeOfDay();
 
-    [GeneratedRegex(@"^[\p{L}\p{Z}\p{N}_.:/=+\-@]*$", RegexOptions.CultureInvariant)]
+    [GeneratedRegex(@"^[A-Za-z0-9 _.:/=+\-@]*$", RegexOptions.CultureInvariant)]
     private static partial Regex TagText();
 }
