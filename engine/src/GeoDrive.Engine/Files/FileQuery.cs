@@ -1,19 +1,19 @@
-using System.Text;
-using System.Text.RegularExpressions;
+using GeoDrive.Core.Errors;
+using GeoDrive.Policies.Globs;
 
 namespace GeoDrive.Engine.Files;
 
 /// <summary>
-/// The wildcard patterns of Get-CloudFile -Path and Invoke-ForceStub -Path: '*' and '?' within a
-/// name, '**' across folders. A pattern without '/' matches a file name at any depth ("*.pdf"),
-/// as in policies; one with '/' matches the whole drive-relative path. Case-insensitive.
-/// A literal query matches exactly one path.
+/// The patterns of Get-CloudFile -Path, Invoke-ForceStub -Path and the other cmdlets' -Path: the policy
+/// language's globs (<see cref="Glob"/>): '*' and '?' within a name, '[a-z]' and '[!0-9]' classes, '{a,b}'
+/// alternation, '**' across folders. A pattern without '/' matches a file name at any depth ("*.pdf"); one
+/// with '/' matches the whole drive-relative path. Case-insensitive. A literal query (-LiteralPath) or a
+/// pattern without any of those characters matches exactly one path.
 /// </summary>
 public sealed class FileQuery
 {
-    private readonly Regex? _regex;
+    private readonly Glob? _glob;
     private readonly string? _literal;
-    private readonly bool _nameOnly;
 
     public FileQuery(string pattern, bool literal = false)
     {
@@ -23,54 +23,17 @@ public sealed class FileQuery
             _literal = p;
             return;
         }
-        _nameOnly = !p.Contains('/', StringComparison.Ordinal);
-        _regex = new Regex("^" + Translate(p) + "$", RegexOptions.IgnoreCase | RegexOptions.CultureInvariant | RegexOptions.NonBacktracking);
-    }
-
-    public static bool HasWildcards(string pattern) => pattern.AsSpan().IndexOfAny('*', '?') >= 0;
-
-    public bool Matches(string path)
-    {
-        if (_literal is not null)
+        if (!Glob.TryParse(p, out var glob, out var error))
         {
-            return string.Equals(path, _literal, StringComparison.Ordinal);
+            throw new GeoDriveException(ErrorIds.InvalidRequest, ErrorKind.InvalidArgument,
+                $"The path pattern '{pattern}' is not valid: {error}.",
+                "Use * and ? within a name, ** across folders, [abc] or [a-z] for one character, {pdf,docx} for alternatives; or -LiteralPath for a name that holds such characters.");
         }
-        var subject = _nameOnly ? path[(path.LastIndexOf('/') + 1)..] : path;
-        return _regex!.IsMatch(subject);
+        _glob = glob;
     }
 
-    private static string Translate(string pattern)
-    {
-        var sb = new StringBuilder();
-        for (var i = 0; i < pattern.Length; i++)
-        {
-            var c = pattern[i];
-            if (c == '*' && i + 1 < pattern.Length && pattern[i + 1] == '*')
-            {
-                i++;
-                if (i + 1 < pattern.Length && pattern[i + 1] == '/')
-                {
-                    i++;
-                    sb.Append("(?:.*/)?");
-                }
-                else
-                {
-                    sb.Append(".*");
-                }
-            }
-            else if (c == '*')
-            {
-                sb.Append("[^/]*");
-            }
-            else if (c == '?')
-            {
-                sb.Append("[^/]");
-            }
-            else
-            {
-                sb.Append(Regex.Escape(c.ToString()));
-            }
-        }
-        return sb.ToString();
-    }
+    public static bool HasWildcards(string pattern) => pattern.AsSpan().IndexOfAny("*?[{") >= 0;
+
+    public bool Matches(string path) =>
+        _literal is not null ? string.Equals(path, _literal, StringComparison.Ordinal) : _glob!.IsMatch(path);
 }
