@@ -90,12 +90,18 @@ class CloudDrive
         {
             if ($current.Ensure -eq [Ensure]::Present)
             {
-                $drive = GetCloudDriveOrNull $this.Name
-                if ($this.RemoveCache -and $drive.DirtyCount -gt 0)
+                if ($this.RemoveCache)
                 {
-                    throw (NewCloudDriveDscError 'CacheHasUnsavedFiles' InvalidOperation `
-                        "The cache of the cloud drive '$($this.Name)' holds $($drive.DirtyCount) file(s) not yet uploaded; RemoveCache would lose them." `
-                        "Let them upload (Invoke-ForceUpload -Drive $($this.Name) -Path '**'), or set RemoveCache = `$false.")
+                    # Only what is verified in the bucket may go with the cache: not files waiting to go up, nor
+                    # files an exclude keeps local by design.
+                    $status = Get-CloudDriveStatus -Name $this.Name -ErrorAction Stop
+                    $notUploaded = $status.UploadQueue + $status.Uploading
+                    if ($notUploaded + $status.Excluded -gt 0)
+                    {
+                        throw (NewCloudDriveDscError 'CacheHasUnsavedFiles' InvalidOperation `
+                            "The cache of the cloud drive '$($this.Name)' holds files that are not in the bucket: $notUploaded not yet uploaded, $($status.Excluded) kept local by an exclude of its policy; RemoveCache would lose them." `
+                            "Let them upload (Invoke-ForceUpload -Drive $($this.Name) -Path '**'), move the excluded files elsewhere, or set RemoveCache = `$false.")
+                    }
                 }
                 Remove-CloudDrive -Name $this.Name -Force -Confirm:$false -ErrorAction Stop
             }

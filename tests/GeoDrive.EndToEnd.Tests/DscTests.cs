@@ -226,6 +226,14 @@ public sealed class DscTests(S3ServerFixture s3) : ServiceTests
         Assert.StartsWith("CacheHasUnsavedFiles", unsaved.FullyQualifiedErrorId, StringComparison.Ordinal);
         Assert.Single(Ps.Invoke("Get-CloudDrive -Name $name", d.Variables()));
         Assert.Equal("only here", await File.ReadAllTextAsync(d.Cached("unsaved.txt")));
+
+        // A file an exclude keeps local is never in the bucket either: it, too, keeps the cache.
+        Ps.Invoke("Resume-CloudDrive -Name $name; Invoke-ForceUpload -Drive $name -Path 'unsaved.txt'", d.Variables());
+        await File.WriteAllTextAsync(d.Mounted("notes.tmp"), "local by design");
+        var excluded = Ps.InvokeExpectingError(Resource + "\n$r.Ensure = 'Absent'; $r.RemoveCache = $true\n$r.Set()", d.Variables());
+        Assert.StartsWith("CacheHasUnsavedFiles", excluded.FullyQualifiedErrorId, StringComparison.Ordinal);
+        Assert.Contains("exclude", excluded.Exception.Message, StringComparison.Ordinal);
+        Assert.Equal("local by design", await File.ReadAllTextAsync(d.Cached("notes.tmp")));
     }
 
     /// <summary>The service shows a key id masked (Get-CloudDrive's AccessKeyId): last 4 characters from 12 on, else stars.</summary>
