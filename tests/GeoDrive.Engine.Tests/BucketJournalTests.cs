@@ -218,8 +218,43 @@ public sealed class BucketJournalTests(S3ServerFixture s3) : IClassFixture<S3Ser
           transfer: { multipart: { threshold: 5MiB, partSize: 5MiB } }
         """;
 
-    private static bool StartsMultipart(string requestLine) =>
-        requestLine.StartsWith("POST ", StringComparison.Ordinal) && requestLine.Contains("?uploads", StringComparison.Ordinal);
+    private static bool StartsMultipart(string requestHead) =>
+        requestHead.StartsWith("POST ", StringComparison.Ordinal) && requestHead.Split("\r\n")[0].Contains("?uploads", StringComparison.Ordinal);
+
+    private static bool CopiesAnObject(string requestHead) =>
+        requestHead.Contains("x-amz-copy-source:", StringComparison.OrdinalIgnoreCase);
+
+    [Fact]
+    public async Task A_copy_the_server_made_though_its_answer_was_lost_leaves_no_object_once_the_file_moved_on()
+    {
+        using var proxy = new FaultProxy(s3.Endpoint);
+        await using var rig = new DriveRig(s3, SettleZero, endpoint: proxy.Endpoint);
+        var bytes = DriveRig.RandomBytes(10_000, 17);
+        await rig.WriteAsync("a.bin", bytes);
+        await UploadAllAsync(rig);
+
+        // Renamed clean: the bucket copies a.bin to b.bin; the server does, and every answer is lost.
+        File.Move(rig.Local("a.bin"), rig.Local("b.bin"));
+        rig.Engine.Renamed("a.bin", "b.bin", rig.Caller, isDirectory: false);
+        proxy.LoseReplies(int.MaxValue, CopiesAnObject);
+        await rig.Engine.TickAsync();
+        Assert.NotNull(await rig.ObjectBytesAsync("b.bin"));
+
+        // Renamed again before that copy was ever acknowledged.
+        File.Move(rig.Local("b.bin"), rig.Local("c.bin"));
+        rig.Engine.Renamed("b.bin", "c.bin", rig.Caller, isDirectory: false);
+        proxy.LoseReplies(0, CopiesAnObject);
+        for (var i = 0; i < 4; i++)
+        {
+            rig.Clock.Advance(TimeSpan.FromMinutes(6));
+            await rig.Engine.TickAsync();
+        }
+
+        Assert.Equal(bytes, await rig.ObjectBytesAsync("c.bin"));
+        Assert.Null(await rig.ObjectBytesAsync("b.bin"));
+        Assert.Null(await rig.ObjectBytesAsync("a.bin"));
+        Assert.Equal(0, rig.Engine.OwedBucketChangeCount);
+    }
 
     [Fact]
     public async Task A_multipart_start_whose_reply_was_lost_leaves_no_upload_open_once_the_file_is_uploaded()

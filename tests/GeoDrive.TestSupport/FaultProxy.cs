@@ -67,13 +67,13 @@ public sealed class FaultProxy : IDisposable
     public int RepliesLost => Volatile.Read(ref _repliesLost);
 
     /// <summary>
-    /// The next <paramref name="count"/> requests whose request line matches <paramref name="requestLine"/>
+    /// The next <paramref name="count"/> requests whose head (request line and headers) matches <paramref name="requestHead"/>
     /// (each the first on a new connection) reach the server, which acts on them, and their answers are
     /// lost: the connection is reset once the server starts to answer (a reply lost on the way back).
     /// </summary>
-    public void LoseReplies(int count, Func<string, bool> requestLine)
+    public void LoseReplies(int count, Func<string, bool> requestHead)
     {
-        _losesReplyTo = requestLine;
+        _losesReplyTo = requestHead;
         Interlocked.Exchange(ref _pendingLostReplies, count);
         DropConnections();
     }
@@ -201,9 +201,8 @@ public sealed class FaultProxy : IDisposable
                 if (Volatile.Read(ref _pendingLostReplies) > 0)
                 {
                     var head = await ReadRequestHeadAsync(client);
-                    var requestLine = Encoding.ASCII.GetString(head).Split("\r\n")[0];
                     await upstream.SendAsync(head);
-                    if (_losesReplyTo(requestLine) && Take(ref _pendingLostReplies))
+                    if (_losesReplyTo(Encoding.ASCII.GetString(head)) && Take(ref _pendingLostReplies))
                     {
                         // The server acted on the request once it starts to answer; the answer never arrives.
                         await upstream.ReceiveAsync(new byte[1]);

@@ -250,9 +250,12 @@ public sealed partial class DriveEngine
             {
                 // Still owed: tried again with backoff (or once the endpoint answers again), and after a restart; an orphan costs space, never data.
                 _owedChanges.Failed(change, ex.Message, ex.ErrorId == ErrorIds.EndpointUnreachable);
-                Record(DriveEventKind.Error, change.Key, change.Kind == BucketChangeKind.DeleteObject
-                    ? $"Could not delete the object of a deleted or renamed file; will retry: {ex.Message}"
-                    : $"Could not abort an interrupted multipart upload; will retry: {ex.Message}", ex.ErrorId);
+                Record(DriveEventKind.Error, change.Key, change.Kind switch
+                {
+                    BucketChangeKind.DeleteObject => $"Could not delete the object of a deleted or renamed file; will retry: {ex.Message}",
+                    BucketChangeKind.CopyObject => $"Could not copy a renamed file's object from '{change.SourceKey}'; will retry: {ex.Message}",
+                    _ => $"Could not abort an interrupted multipart upload; will retry: {ex.Message}",
+                }, ex.ErrorId);
             }
         }
         return deleted;
@@ -353,6 +356,12 @@ public sealed partial class DriveEngine
                     {
                         // Copied and recorded before a crash: only the old key's delete may be missing.
                         _owedChanges.OweDeletes([from]);
+                    }
+                    else if (_index.Get(path) is null && change.Attempts > 0)
+                    {
+                        // Moved on or deleted after a try whose answer may have been lost: the server may have made the
+                        // copy all the same, and no file lives under its key to own it. (A file there uploads over it.)
+                        _owedChanges.OweDeletes([change.Key]);
                     }
                     // Otherwise changed (its upload deletes the old key once verified), deleted or moved on.
                     _owedChanges.Done(change);
