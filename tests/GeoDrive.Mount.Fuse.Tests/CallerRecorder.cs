@@ -49,6 +49,8 @@ public sealed class CallerRecorder(IDriveFileSystem engine) : IDriveFileSystem
 
     public void Created(string path, Caller caller, bool isDirectory) => engine.Created(path, caller, isDirectory);
 
+    public void Refused(string path, Caller caller, Core.Errors.GeoDriveException reason) => engine.Refused(path, caller, reason);
+
     public void Deleted(string path, Caller caller, bool isDirectory) => engine.Deleted(path, caller, isDirectory);
 
     public void Renamed(string oldPath, string newPath, Caller caller, bool isDirectory) => engine.Renamed(oldPath, newPath, caller, isDirectory);

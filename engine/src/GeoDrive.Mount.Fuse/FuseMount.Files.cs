@@ -79,6 +79,10 @@ public sealed partial class FuseMount
         {
             return -Errno.EACCES;
         }
+        if (RefusedAsTooLong(path))
+        {
+            return -Errno.ENAMETOOLONG;
+        }
         var local = Local(path);
         var descriptor = LibC.Open(local, flags | LibC.OCreat, mode);
         if (descriptor < 0)

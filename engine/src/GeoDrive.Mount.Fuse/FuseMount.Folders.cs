@@ -1,3 +1,4 @@
+using GeoDrive.Core.Paths;
 using GeoDrive.Mount.Fuse.Native;
 
 namespace GeoDrive.Mount.Fuse;
@@ -71,6 +72,10 @@ public sealed partial class FuseMount
         {
             return -Errno.EACCES;
         }
+        if (RefusedAsTooLong(path))
+        {
+            return -Errno.ENAMETOOLONG;
+        }
         var local = Local(path);
         if (LibC.MkDir(local, mode) != 0)
         {
@@ -124,6 +129,10 @@ public sealed partial class FuseMount
             // Swapping two names atomically would need two uploads to agree; not offered.
             return -Errno.EINVAL;
         }
+        if (RefusedAsTooLong(to) || RefusedAsTooLong(to + LongestBelow(Local(from))))
+        {
+            return -Errno.ENAMETOOLONG;
+        }
         var localFrom = Local(from);
         var isDirectory = Directory.Exists(localFrom);
         if (LibC.RenameAt2(LibC.AtFdCwd, localFrom, LibC.AtFdCwd, Local(to), flags) != 0)
@@ -133,5 +142,38 @@ public sealed partial class FuseMount
         _open.Rename(from, to);
         _drive.Renamed(from, to, CurrentCaller(), isDirectory);
         return 0;
+    }
+
+    /// <summary>
+    /// A name longer than a drive may hold (<see cref="DrivePath.MaxBytes"/>) is refused before anything is made:
+    /// the drive's event log says so, the application gets ENAMETOOLONG.
+    /// </summary>
+    private bool RefusedAsTooLong(string path)
+    {
+        if (!DrivePath.IsTooLong(path))
+        {
+            return false;
+        }
+        _drive.Refused(path, CurrentCaller(), DrivePath.TooLong(path));
+        return true;
+    }
+
+    /// <summary>For a folder being renamed: the longest "/relative/path" below it ("" for a file), so that no path under the new name is too long.</summary>
+    private static string LongestBelow(string localFolder)
+    {
+        if (!Directory.Exists(localFolder))
+        {
+            return "";
+        }
+        var longest = "";
+        foreach (var entry in Directory.EnumerateFileSystemEntries(localFolder, "*", SearchOption.AllDirectories))
+        {
+            var below = "/" + Path.GetRelativePath(localFolder, entry);
+            if (System.Text.Encoding.UTF8.GetByteCount(below) > System.Text.Encoding.UTF8.GetByteCount(longest))
+            {
+                longest = below;
+            }
+        }
+        return longest;
     }
 }

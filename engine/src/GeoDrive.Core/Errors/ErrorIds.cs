@@ -28,6 +28,7 @@ public static class ErrorIds
     public const string HostileObjectKey = "HostileObjectKey";
     public const string SourceChanged = "SourceChanged";
     public const string StubNotData = "StubNotData";
+    public const string PathTooLong = "PathTooLong";
 
     // Drives and mounts
     public const string DriveNotFound = "DriveNotFound";

@@ -8,6 +8,21 @@ namespace GeoDrive.Core.Paths;
 /// </summary>
 public static class DrivePath
 {
+    /// <summary>
+    /// The longest drive path, in UTF-8 bytes, that a drive holds: the index keys files by path and LiteDB
+    /// refuses keys of 1,023 bytes or more (docs/decisions/0010-path-length.md).
+    /// </summary>
+    public const int MaxBytes = 1000;
+
+    /// <summary>True when <paramref name="path"/> is longer than a drive may hold.</summary>
+    public static bool IsTooLong(string path) => System.Text.Encoding.UTF8.GetByteCount(path) > MaxBytes;
+
+    /// <summary>The refusal of a path that is too long to be made, with its remedy.</summary>
+    public static GeoDriveException TooLong(string path) => new(
+        ErrorIds.PathTooLong, ErrorKind.InvalidArgument,
+        $"The path '{Printable(path[..Math.Min(path.Length, 120)])}…' is {System.Text.Encoding.UTF8.GetByteCount(path)} bytes long; a drive holds paths of at most {MaxBytes} bytes.",
+        "Use shorter folder or file names.");
+
     /// <summary>Normalises a relative path ("a//b/", "/a/b" → "a/b"); throws for "..", ".", NUL, backslash-free rules violated.</summary>
     public static string Normalize(string path)
     {
@@ -50,6 +65,10 @@ public static class DrivePath
         if (normalized.Length == 0 || normalized != rest.TrimEnd('/'))
         {
             throw Hostile(key, "it is not in normal form");
+        }
+        if (IsTooLong(normalized))
+        {
+            throw Hostile(key, $"its path is longer than the {MaxBytes} bytes a drive path may have");
         }
         return normalized;
     }

@@ -59,6 +59,9 @@ public interface IDriveFileSystem
 
     void Created(string path, Caller caller, bool isDirectory);
 
+    /// <summary>The front end refused to make a name (too long for the drive, …): the drive's event log says so.</summary>
+    void Refused(string path, Caller caller, Errors.GeoDriveException reason);
+
     void Deleted(string path, Caller caller, bool isDirectory);
 
     void Renamed(string oldPath, string newPath, Caller caller, bool isDirectory);

@@ -488,10 +488,17 @@ public sealed partial class DriveEngine
         }
         catch (GeoDriveException ex) when (ex.ErrorId == ErrorIds.HostileObjectKey)
         {
-            Record(DriveEventKind.Error, null, $"An object was skipped: {ex.Message}", ex.ErrorId);
+            // Once per key and run: every later listing of its folder skips it without another event.
+            if (_refusedKeys.TryAdd(key, 0))
+            {
+                Record(DriveEventKind.Error, null, $"An object was skipped: {ex.Message}", ex.ErrorId);
+            }
             return null;
         }
     }
+
+    // Keys from the bucket refused as drive paths and already reported in an event.
+    private readonly ConcurrentDictionary<string, byte> _refusedKeys = new(StringComparer.Ordinal);
 
     /// <summary>True when <paramref name="key"/> maps back to exactly <paramref name="path"/> (a name from an application, not the bucket).</summary>
     private bool IsOwnKeyOf(string key, string path)

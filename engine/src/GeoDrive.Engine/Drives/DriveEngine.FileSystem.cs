@@ -171,6 +171,9 @@ public sealed partial class DriveEngine : IDriveFileSystem
         }
     }
 
+    public void Refused(string path, Caller caller, GeoDriveException reason) =>
+        Record(DriveEventKind.Error, path.Length > 200 ? path[..200] + "…" : path, $"Refused for {(caller.ImageName.Length > 0 ? caller.ImageName : "a program")}: {reason.Message}", reason.ErrorId);
+
     public void Created(string path, Caller caller, bool isDirectory)
     {
         if (isDirectory || IsInternalPath(path))

@@ -1,3 +1,4 @@
+using GeoDrive.Core.Errors;
 using GeoDrive.Core.Model;
 using GeoDrive.Core.Paths;
 using GeoDrive.Engine.Files;
@@ -109,6 +110,12 @@ public sealed partial class DriveEngine
             cancellationToken.ThrowIfCancellationRequested();
             if (_index.Get(file) is not null)
             {
+                continue;
+            }
+            if (DrivePath.IsTooLong(file))
+            {
+                // Made straight in the cache (never through the mount, which refuses it): the index cannot hold it.
+                Record(DriveEventKind.Error, file[..Math.Min(file.Length, 200)] + "…", $"A file in the cache was left out: {DrivePath.TooLong(file).Message}", ErrorIds.PathTooLong);
                 continue;
             }
             if (LocalFile.Read(LocalPath(file)) is not { } local)

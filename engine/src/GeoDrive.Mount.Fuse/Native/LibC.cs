@@ -111,6 +111,7 @@ internal static class Errno
     public const int EEXIST = 17;
     public const int EINVAL = 22;
     public const int ENOSPC = 28;
+    public const int ENAMETOOLONG = 36;
     public const int ERANGE = 34;
     public const int ENOSYS = 38;
     public const int ENODATA = 61;
