@@ -9,6 +9,27 @@ public static class ErrorHandling
 {
     public static void Use(WebApplication app)
     {
+        // Answers the framework gives without a body (no such route, wrong method, body too large) carry an error id too.
+        app.UseStatusCodePages(async status =>
+        {
+            var context = status.HttpContext;
+            var code = context.Response.StatusCode;
+            var what = $"{context.Request.Method} {Shorten(context.Request.Path.Value)}";
+            var error = new ApiError
+            {
+                ErrorId = ErrorIds.InvalidRequest,
+                Kind = nameof(ErrorKind.InvalidArgument),
+                Message = code switch
+                {
+                    404 => $"The GeoDrive service has no '{what}'.",
+                    405 => $"'{what}' is not a method this address takes.",
+                    413 => "The request's body is larger than the GeoDrive service reads.",
+                    _ => $"The request '{what}' was refused ({code}).",
+                },
+                Remedy = "Use the GeoDrive PowerShell module (or the GeoDrive.Api client), which sends only requests the service takes.",
+            };
+            await context.Response.WriteAsJsonAsync(error, GeoDriveClient.JsonOptions);
+        });
         app.Use(async (context, next) =>
         {
             try
@@ -25,7 +46,7 @@ public static class ErrorHandling
                         ErrorId = ErrorIds.InvalidRequest,
                         Kind = nameof(ErrorKind.InvalidArgument),
                         Message = "The request was not understood: " + ex.Message,
-                        Remedy = "Use the GeoDrive PowerShell module, or send JSON as described in docs/control-api.md.",
+                        Remedy = "Use the GeoDrive PowerShell module (or the GeoDrive.Api client), which sends only requests the service takes.",
                     },
                     _ => new ApiError
                     {
@@ -54,4 +75,6 @@ public static class ErrorHandling
         ErrorKind.ConnectionError or ErrorKind.ResourceUnavailable => 503,
         _ => 500,
     };
+
+    private static string Shorten(string? text) => text is null ? "" : text.Length > 200 ? text[..200] + "…" : text;
 }
