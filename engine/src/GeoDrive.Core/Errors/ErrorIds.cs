@@ -29,6 +29,7 @@ public static class ErrorIds
     public const string SourceChanged = "SourceChanged";
     public const string StubNotData = "StubNotData";
     public const string PathTooLong = "PathTooLong";
+    public const string PlantedLink = "PlantedLink";
 
     // Drives and mounts
     public const string DriveNotFound = "DriveNotFound";

@@ -219,7 +219,7 @@ public sealed partial class DriveEngine
         entry.ObjectKey = key;
         entry.LastError = null;
         _life.Apply(entry, FileChange.BucketChanged);
-        LocalFile.MakeStub(LocalPath(entry.Path), entry.Size, entry.ModifiedUtc, MarkFor(entry, key));
+        LocalFile.MakeStub(DataPath(entry.Path), entry.Size, entry.ModifiedUtc, MarkFor(entry, key));
         LocalCopyReplaced?.Invoke(entry.Path);
     }
 
@@ -389,7 +389,16 @@ public sealed partial class DriveEngine
     /// <summary>Makes a stub for an object, with the path's lock held; false when the path is taken or the file cannot be made.</summary>
     private bool CreateStubLocked(string path, ObjectInfo head)
     {
-        var local = LocalPath(path);
+        string local;
+        try
+        {
+            local = DataPath(path);
+        }
+        catch (GeoDriveException ex) when (ex.ErrorId == ErrorIds.PlantedLink)
+        {
+            Record(DriveEventKind.Error, path, $"No stub was made for the object '{head.Key}': {ex.Message}", ex.ErrorId);
+            return false;
+        }
         if (Path.Exists(local) || _index.Get(path) is not null || IsTombstoned(head.Key) || _displaced.ContainsKey(head.Key))
         {
             return false;
@@ -450,7 +459,16 @@ public sealed partial class DriveEngine
 
     private bool CreateFolder(string path)
     {
-        var local = LocalPath(path);
+        string local;
+        try
+        {
+            local = DataPath(path);
+        }
+        catch (GeoDriveException ex) when (ex.ErrorId == ErrorIds.PlantedLink)
+        {
+            Record(DriveEventKind.Error, path, $"The folder was not made in the cache: {ex.Message}", ex.ErrorId);
+            return false;
+        }
         if (Path.Exists(local) || !Directory.Exists(Path.GetDirectoryName(local)))
         {
             // A local file or folder of that name wins; a parent removed meanwhile is not brought back.

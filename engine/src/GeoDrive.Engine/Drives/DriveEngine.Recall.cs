@@ -168,7 +168,7 @@ public sealed partial class DriveEngine
         var token = session.Cancellation.Token;
         try
         {
-            using var file = File.OpenHandle(LocalPath(session.Path), FileMode.Open, FileAccess.ReadWrite, FileShare.ReadWrite, FileOptions.Asynchronous);
+            using var file = File.OpenHandle(DataPath(session.Path), FileMode.Open, FileAccess.ReadWrite, FileShare.ReadWrite, FileOptions.Asynchronous);
             var threads = session.RangeCount == 1 ? 1 : Math.Min(session.RangeCount, Math.Max(1, _policy.Policy.MultipartRestoreThreads.Value));
             var workers = new List<Task>(threads + 1) { HashAsync(session, file, token) };
             for (var i = 0; i < threads; i++)
@@ -333,7 +333,10 @@ public sealed partial class DriveEngine
             if (entry is { State: FileState.Recalling })
             {
                 // Back to a clean stub: partial bytes are never taken for the file's data.
-                LocalFile.MakeStub(localPath, entry.Size, entry.ModifiedUtc, MarkFor(entry, key));
+                if (!ThroughLink(path))
+                {
+                    LocalFile.MakeStub(localPath, entry.Size, entry.ModifiedUtc, MarkFor(entry, key));
+                }
                 entry.LastError = ex is OperationCanceledException ? entry.LastError : ex.Message;
                 _life.Apply(entry, FileChange.RecallFailed);
                 if (ex is not OperationCanceledException)

@@ -75,7 +75,10 @@ public sealed partial class DriveEngine
                     if (entry.State == FileState.Recalling)
                     {
                         // An interrupted recall: its partial bytes came from the bucket and go again.
-                        LocalFile.MakeStub(localPath, entry.Size, entry.ModifiedUtc, MarkFor(entry, stubKey));
+                        if (!ThroughLink(entry.Path))
+                        {
+                            LocalFile.MakeStub(localPath, entry.Size, entry.ModifiedUtc, MarkFor(entry, stubKey));
+                        }
                         _life.Apply(entry, FileChange.RecallFailed);
                         report.StubsRepaired++;
                     }

@@ -39,7 +39,7 @@ public sealed partial class DriveEngine
                     "Close the application that uses it and try again.");
             }
 
-            var localPath = LocalPath(path);
+            var localPath = DataPath(path);
             var local = LocalFile.Read(localPath);
             if (local is null)
             {

@@ -32,7 +32,7 @@ public sealed partial class DriveEngine
 
     private async Task<FileEntry> UploadOnceAsync(string path, CancellationToken cancellationToken)
     {
-        var localPath = LocalPath(path);
+        var localPath = DataPath(path);
         var key = KeyFor(path);
         LocalFile local;
         long generation;

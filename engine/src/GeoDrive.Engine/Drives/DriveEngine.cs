@@ -162,6 +162,29 @@ public sealed partial class DriveEngine
 
     private string LocalPath(string path) => DrivePath.ToLocal(Options.CachePath, path);
 
+    /// <summary>True (with an event) when the file's cache path goes through a link: nothing may be written there.</summary>
+    private bool ThroughLink(string path)
+    {
+        try
+        {
+            DataPath(path);
+            return false;
+        }
+        catch (GeoDriveException ex) when (ex.ErrorId == ErrorIds.PlantedLink)
+        {
+            Record(DriveEventKind.Error, path, ex.Message, ex.ErrorId);
+            return true;
+        }
+    }
+
+    /// <summary>The cache path of a file whose bytes the engine is about to make, read or write: refused (PlantedLink) through a link.</summary>
+    private string DataPath(string path)
+    {
+        var local = LocalPath(path);
+        CacheLinks.Refuse(Options.CachePath, local);
+        return local;
+    }
+
     private string KeyFor(string path) => ObjectLayout.KeyFor(Options.Prefix, path);
 
     /// <summary>

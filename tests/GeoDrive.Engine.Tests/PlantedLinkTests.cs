@@ -1,0 +1,90 @@
+using GeoDrive.Core.Errors;
+using GeoDrive.TestSupport;
+
+namespace GeoDrive.Engine.Tests;
+
+/// <summary>
+/// A real local user (nobody) who owns a folder in the cache (as one made through the mount does) swaps a
+/// sub-folder for a link to a folder of her choice: the engine, running as root, never writes through it —
+/// neither a stub from a folder sync nor a recall's bytes — and says so in an event.
+/// </summary>
+[System.Runtime.Versioning.UnsupportedOSPlatform("windows")]
+public sealed class PlantedLinkTests(S3ServerFixture s3) : IClassFixture<S3ServerFixture>, IAsyncLifetime
+{
+    private readonly TempDirectory _outside = new("outside");
+    private DriveRig _rig = null!;
+
+    public Task InitializeAsync()
+    {
+        _rig = new DriveRig(s3, """
+            apiVersion: geodrive/v1
+            kind: CloudDrivePolicy
+            metadata: { name: planted-links }
+            spec:
+              stubbing: { enabled: true, accessWait: 1h }
+              upload: { settle: 0s, updateWait: 0s }
+            """);
+        return Task.CompletedTask;
+    }
+
+    public async Task DisposeAsync()
+    {
+        await _rig.DisposeAsync();
+        _outside.Dispose();
+    }
+
+    /// <summary>A folder in the cache that belongs to nobody, as a folder she made through the mount would.</summary>
+    private string FolderOfNobody(string name)
+    {
+        var folder = _rig.Local(name);
+        Directory.CreateDirectory(folder);
+        var (code, output) = Run("chown", "nobody:nogroup", folder);
+        Assert.True(code == 0, output);
+        File.SetUnixFileMode(_outside.Path, (UnixFileMode)0b111_111_111);
+        return folder;
+    }
+
+    private static (int, string) Run(string file, params string[] args)
+    {
+        var start = new System.Diagnostics.ProcessStartInfo(file) { RedirectStandardError = true, RedirectStandardOutput = true };
+        args.ToList().ForEach(start.ArgumentList.Add);
+        using var process = System.Diagnostics.Process.Start(start)!;
+        var output = process.StandardError.ReadToEnd() + process.StandardOutput.ReadToEnd();
+        process.WaitForExit();
+        return (process.ExitCode, output);
+    }
+
+    [Fact]
+    public async Task A_folder_sync_makes_no_stub_through_a_planted_link()
+    {
+        var mine = FolderOfNobody("mine");
+        var planted = Unprivileged.Run("ln", "-s", _outside.Path, Path.Combine(mine, "docs"));
+        Assert.True(planted.ExitCode == 0, planted.Output);
+        await _rig.S3.Client.PutObjectAsync(new Amazon.S3.Model.PutObjectRequest { BucketName = _rig.Bucket, Key = "mine/docs/report.txt", ContentBody = "from the bucket" });
+
+        await _rig.Engine.BeforeEnumerateAsync("mine/docs", _rig.Caller);
+
+        Assert.Empty(Directory.EnumerateFileSystemEntries(_outside.Path));
+        Assert.Contains(_rig.Engine.ReadEvents(), e => e.ErrorId == ErrorIds.PlantedLink);
+    }
+
+    [Fact]
+    public async Task A_recall_writes_no_byte_through_a_folder_swapped_for_a_link()
+    {
+        var mine = FolderOfNobody("mine");
+        Directory.CreateDirectory(Path.Combine(mine, "docs"));
+        await _rig.WriteAsync("mine/docs/a.txt", "the real bytes"u8.ToArray());
+        await _rig.Engine.TickAsync();
+        await _rig.Engine.WhenUploadsIdleAsync();
+        await _rig.Engine.StubAsync("mine/docs/a.txt");
+        // She moves the real folder away and puts a link to her own file of that name in its place.
+        await File.WriteAllTextAsync(Path.Combine(_outside.Path, "a.txt"), "hers");
+        Assert.Equal(0, Unprivileged.Run("mv", Path.Combine(mine, "docs"), Path.Combine(mine, "docs.old")).Item1);
+        Assert.Equal(0, Unprivileged.Run("ln", "-s", _outside.Path, Path.Combine(mine, "docs")).Item1);
+
+        var refused = await Assert.ThrowsAsync<GeoDriveException>(() => _rig.Engine.RecallAsync("mine/docs/a.txt"));
+
+        Assert.Equal(ErrorIds.PlantedLink, refused.ErrorId);
+        Assert.Equal("hers", await File.ReadAllTextAsync(Path.Combine(_outside.Path, "a.txt")));
+    }
+}
