@@ -95,7 +95,7 @@ public sealed partial class DriveRegistry
         await _passGate.WaitAsync(cancellationToken);
         try
         {
-            if (_drives.Remove(definition.Name, out var old))
+            if (_drives.TryRemove(definition.Name, out var old))
             {
                 await old.DisposeAsync();
             }

@@ -1,3 +1,4 @@
+using System.Collections.Concurrent;
 using System.Text.RegularExpressions;
 using GeoDrive.Api;
 using GeoDrive.Core.Errors;
@@ -21,7 +22,8 @@ public sealed partial class DriveRegistry(ServiceOptions options, IClock clock, 
 {
     private readonly DriveConfigStore _config = new(options.HomePath);
     private readonly LastGoodPolicyStore _lastGoodPolicies = new(options.HomePath);
-    private readonly Dictionary<string, DriveHost> _drives = new(StringComparer.OrdinalIgnoreCase);
+    // Written under _gate; read from anywhere (a request's Host(), the tick loop), so it must be safe to read while written.
+    private readonly ConcurrentDictionary<string, DriveHost> _drives = new(StringComparer.OrdinalIgnoreCase);
     private readonly List<DriveDefinition> _definitions = [];
     private readonly SemaphoreSlim _gate = new(1, 1);
     private readonly ILogger _logger = loggers.CreateLogger("GeoDrive.Service");
@@ -121,7 +123,7 @@ public sealed partial class DriveRegistry(ServiceOptions options, IClock clock, 
             await _passGate.WaitAsync(cancellationToken);
             try
             {
-                if (_drives.Remove(definition.Name, out var host))
+                if (_drives.TryRemove(definition.Name, out var host))
                 {
                     await host.DisposeAsync();
                 }
@@ -201,7 +203,7 @@ public sealed partial class DriveRegistry(ServiceOptions options, IClock clock, 
                 await _passGate.WaitAsync(stoppingToken);
                 try
                 {
-                    if (!_drives.ContainsValue(host))
+                    if (!_drives.TryGetValue(host.Definition.Name, out var current) || !ReferenceEquals(current, host))
                     {
                         continue;
                     }
