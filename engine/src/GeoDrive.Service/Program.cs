@@ -54,5 +54,7 @@ app.Lifetime.ApplicationStarted.Register(() =>
         WindowsHosting.Started(app, options, app.Services.GetRequiredService<DriveRegistry>().Count);
     }
 });
+// The socket file goes with the service (Kestrel removes only files it bound itself; this one it was handed).
+app.Lifetime.ApplicationStopped.Register(() => ControlListener.Remove(endpoint));
 await app.RunAsync();
 return 0;

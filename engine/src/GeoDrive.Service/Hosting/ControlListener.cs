@@ -63,6 +63,15 @@ public static class ControlListener
         builder.WebHost.ConfigureKestrel(k => k.ListenHandle(handle));
     }
 
+    /// <summary>Removes the socket file when the service stops (a pipe goes with its last handle).</summary>
+    public static void Remove(ControlEndpoint endpoint)
+    {
+        if (!endpoint.IsPipe)
+        {
+            File.Delete(endpoint.Address);
+        }
+    }
+
     /// <summary>
     /// Binds the socket, makes its file 0600, and only then listens: a bound socket that does not listen refuses
     /// every connection, so there is no moment at which another user could connect (whatever the umask). Returns
