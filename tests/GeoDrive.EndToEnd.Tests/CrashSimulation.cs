@@ -27,6 +27,9 @@ public sealed class CrashSimulation(S3TestServer s3, ServiceProcess service, int
 
     public int Seed => seed;
 
+    /// <summary>No operation of the model takes this long, even in an outage (recalls give up long before).</summary>
+    private static readonly TimeSpan OperationDeadline = TimeSpan.FromMinutes(3);
+
     /// <summary>How often each kind of operation ran (a second writer's outcome counted by what it did).</summary>
     public SortedDictionary<string, int> Counts { get; } = new(StringComparer.Ordinal);
 
@@ -86,7 +89,15 @@ public sealed class CrashSimulation(S3TestServer s3, ServiceProcess service, int
                 }
                 var watch = System.Diagnostics.Stopwatch.StartNew();
                 var before = _trace.Length;
-                await RunOneAsync();
+                try
+                {
+                    // A hang is a failure like any other: it keeps the seed's whole story (RunAsync's catch).
+                    await RunOneAsync().WaitAsync(OperationDeadline);
+                }
+                catch (TimeoutException)
+                {
+                    throw new TimeoutException($"operation {_operation} did not end within {OperationDeadline.TotalSeconds:0} s; {Where}");
+                }
                 slowest.Add((watch.ElapsedMilliseconds, _trace.ToString(before, Math.Min(80, _trace.Length - before)).Trim()));
             }
             log("slowest operations: " + string.Join("; ", slowest.OrderByDescending(o => o.Ms).Take(5).Select(o => $"{o.What} {o.Ms} ms")));

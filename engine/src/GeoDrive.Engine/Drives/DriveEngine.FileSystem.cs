@@ -385,6 +385,13 @@ public sealed partial class DriveEngine : IDriveFileSystem
     private FileChange ApplyChange(FileEntry entry, LocalFile local)
     {
         var change = _policy.IsExcluded(entry.Path, isDirectory: false) ? FileChange.Excluded : FileChange.Written;
+        if (change == FileChange.Excluded && entry.ObjectKey is { } previous && previous != KeyFor(entry.Path))
+        {
+            // Renamed to a name kept local and now written: it will never be uploaded, so nothing else would
+            // ever owe its old name's object the delete (journaled before the entry forgets the key).
+            _owedChanges.OweDeletes([previous]);
+            entry.ObjectKey = null;
+        }
         entry.Size = local.Size;
         entry.ModifiedUtc = local.ModifiedUtc;
         entry.DirtySinceUtc = change == FileChange.Written ? _clock.UtcNow : null;
