@@ -19,5 +19,6 @@ dotnet test tests/GeoDrive.EndToEnd.Tests --no-build -nologo --filter "FullyQual
   echo
   echo "Command: \`bash tests/soak/run.sh $GEODRIVE_CRASH_ROUNDS $GEODRIVE_CRASH_OPERATIONS $GEODRIVE_CRASH_KILLS\`; started $started, exit $status."
   echo "Machine: $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB, $(uname -sr)."
+  echo "S3 server: ${GEODRIVE_TEST_S3:-moto}; commit $(git rev-parse --short HEAD)."
 } >> "$GEODRIVE_CRASH_REPORT"
 exit $status
