@@ -1,5 +1,5 @@
 #!/bin/bash
-# GeoDrive's copy of the team recipe in ../shared/s3 (kept here so a machine without ../shared works).
+# Ceph RGW on 127.0.0.1 for the tests and the demo: the real S3 server, run from the project's own script.
 # Start a single-node Ceph (mon + 1 memstore OSD [+ mgr] + radosgw) bound to 127.0.0.1.
 # Everything lives under $CEPH_S3_DIR (default /tmp/geodrive-ceph); nothing in /etc/ceph or /var/lib/ceph.
 #   start-ceph-s3.sh           reuse an existing cluster dir if present (memstore is saved on clean stop), else create

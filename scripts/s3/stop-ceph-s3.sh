@@ -1,5 +1,5 @@
 #!/bin/bash
-# GeoDrive's copy of the team recipe in ../shared/s3 (kept here so a machine without ../shared works).
+# Ceph RGW on 127.0.0.1 for the tests and the demo: the real S3 server, run from the project's own script.
 # Stop the daemons started by start-ceph-s3.sh, by PID (SIGTERM, then SIGKILL after 30 s).
 # The OSD (memstore) saves its data to $CEPH_S3_DIR/osd.0 on a clean stop. --wipe also deletes the dir.
 D=${CEPH_S3_DIR:-/tmp/geodrive-ceph}

@@ -19,7 +19,7 @@ public interface IMountedDrive : IAsyncDisposable
 }
 
 /// <summary>
-/// The file-system behaviour every front end shows (DESIGN.md §4), written once. A front end's test
+/// The file-system behaviour every front end shows (docs/architecture.md, "The front-end contract"), written once. A front end's test
 /// project derives from this class and says how to mount; the tests use plain .NET file APIs on the
 /// mounted folder, over a real engine, LiteDB index and bucket, with a manual clock for settle and
 /// access wait.

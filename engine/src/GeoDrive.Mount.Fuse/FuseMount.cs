@@ -24,7 +24,7 @@ public sealed class FuseMountOptions
 }
 
 /// <summary>
-/// A drive's cache folder mounted at its mount path through FUSE 3 (DESIGN.md §4). Each request is
+/// A drive's cache folder mounted at its mount path through FUSE 3 (docs/architecture.md, "The front-end contract"). Each request is
 /// served from the cache file after asking the engine: open recalls a stub (or streams, or denies,
 /// by the caller's process rule), the last close reports "modified", and create, delete and rename
 /// are reported as they happen. The engine's own folder (.geodrive) is hidden and refused.

@@ -44,7 +44,7 @@ public sealed class ProjFsMountOptions
 }
 
 /// <summary>
-/// A drive's cache folder as a ProjFS virtualization root (DESIGN.md §4, Windows). Files written here
+/// A drive's cache folder as a ProjFS virtualization root (docs/architecture.md, "The front-end contract", Windows). Files written here
 /// are ordinary (full) files; a stub is a placeholder whose data ProjFS asks for on first read
 /// (GetFileData → the bucket); the index is projected, so a dehydrated file still lists with its
 /// size, times and FILE_ATTRIBUTE_OFFLINE. Notifications tell the engine of creates, modifying

@@ -23,7 +23,7 @@ builder.Logging.AddSimpleConsole(o =>
 builder.Logging.AddFilter("Microsoft.AspNetCore", LogLevel.Warning);
 builder.Logging.AddFilter("Microsoft.Hosting", LogLevel.Warning);
 
-// The OS's parts, chosen here and nowhere else (DESIGN.md §2): FUSE on Linux; on Windows ProjFS, the
+// The OS's parts, chosen here and nowhere else (docs/architecture.md, "The front-end contract"): FUSE on Linux; on Windows ProjFS, the
 // Windows service, the Event Log and the backup exclusion (Hosting/Windows).
 if (OperatingSystem.IsWindows())
 {

@@ -1,6 +1,6 @@
 namespace GeoDrive.Core.Model;
 
-/// <summary>Where a file is in its life (DESIGN.md §3). Stored by name in the index: never renumber.</summary>
+/// <summary>Where a file is in its life (docs/architecture.md, "A file's life"). Stored by name in the index: never renumber.</summary>
 public enum FileState
 {
     /// <summary>Local data not (yet) in the bucket, or changed since.</summary>

@@ -3,7 +3,7 @@ using GeoDrive.Core.Model;
 namespace GeoDrive.Core.Ports;
 
 /// <summary>
-/// The front-end contract (DESIGN.md §4): what a front end (FUSE, ProjFS) asks the engine, with the
+/// The front-end contract (docs/architecture.md, "The front-end contract"): what a front end (FUSE, ProjFS) asks the engine, with the
 /// caller of each operation. File data always lives in <see cref="CachePath"/>; a front end serves
 /// bytes from there only after <see cref="OpenAsync"/> answered <see cref="OpenDecision.Local"/>.
 /// Paths are drive-relative, '/'-separated, without a leading '/'; "" is the drive root.

@@ -12,7 +12,7 @@ using Microsoft.Extensions.Logging;
 namespace GeoDrive.Engine.Drives;
 
 /// <summary>
-/// The bucket side of the front-end contract (DESIGN.md §4): a folder listing older than updateWait
+/// The bucket side of the front-end contract (docs/architecture.md, "The front-end contract"): a folder listing older than updateWait
 /// is synced with the bucket first, a name missing locally is looked up in the bucket, and an open
 /// asks whether the bucket holds a newer version. Syncing only adds stubs and folders, or refreshes
 /// files that have no local changes: nothing local is ever deleted because the bucket lacks it, and a

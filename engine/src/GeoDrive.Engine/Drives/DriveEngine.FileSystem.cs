@@ -7,7 +7,7 @@ using GeoDrive.Policies.Model;
 
 namespace GeoDrive.Engine.Drives;
 
-/// <summary>The front-end contract (DESIGN.md §4): what FUSE and ProjFS ask the engine.</summary>
+/// <summary>The front-end contract (docs/architecture.md, "The front-end contract"): what FUSE and ProjFS ask the engine.</summary>
 public sealed partial class DriveEngine : IDriveFileSystem
 {
     public string CachePath => Options.CachePath;

@@ -13,7 +13,7 @@ using Microsoft.Extensions.Logging.Abstractions;
 namespace GeoDrive.Engine.Drives;
 
 /// <summary>
-/// One drive's engine. Every state change goes to the index before it is acted on (DESIGN.md §3), so
+/// One drive's engine. Every state change goes to the index before it is acted on (docs/architecture.md, "A file's life"), so
 /// that a crash at any point resumes on restart; time comes from <see cref="IClock"/> and the
 /// scheduler is driven by <see cref="TickAsync"/>, which the Service calls on a timer and tests call
 /// directly after moving a manual clock.

@@ -4,7 +4,7 @@ using GeoDrive.Policies.Model;
 namespace GeoDrive.Policies.Loading;
 
 /// <summary>
-/// Reads policy files (format v1, DESIGN.md §5). A file with any problem is refused whole: Load and
+/// Reads policy files (format v1, docs/architecture.md, "Policies"). A file with any problem is refused whole: Load and
 /// Parse throw <see cref="PolicyException"/> describing the first problem and carrying all of them;
 /// Validate returns all of them, for Test-CloudPolicy and CI checks of a policy repository.
 /// </summary>

@@ -9,7 +9,7 @@ using YamlDotNet.RepresentationModel;
 
 namespace GeoDrive.Policies.Loading;
 
-// The sections of spec (DESIGN.md §5), each checked on its own and then against the others.
+// The sections of spec (docs/architecture.md, "Policies"), each checked on its own and then against the others.
 internal sealed partial class PolicyReader
 {
     private static readonly (string Name, DayOfWeek Day)[] DayNames =

@@ -2,7 +2,7 @@ using GeoDrive.Policies.Globs;
 
 namespace GeoDrive.Policies.Model;
 
-// The sections of one policy file (DESIGN.md §5). A value left out of the file is null here, so that
+// The sections of one policy file (docs/architecture.md, "Policies"). A value left out of the file is null here, so that
 // merging can tell "not said" from "said the default"; EffectivePolicy fills in the defaults.
 
 /// <summary>A path pattern and where it was written.</summary>
