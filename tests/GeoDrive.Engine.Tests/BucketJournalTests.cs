@@ -29,6 +29,16 @@ public sealed class BucketJournalTests(S3ServerFixture s3) : IClassFixture<S3Ser
         await rig.Engine.WhenUploadsIdleAsync();
     }
 
+    /// <summary>A long outage: each try fails, and the clock passes the backoff it set (2 s, 4 s, 8 s …) before the next.</summary>
+    private static async Task FailThroughBackoffsAsync(DriveRig rig, int tries, Func<Task> attempt)
+    {
+        for (var i = 1; i <= tries; i++)
+        {
+            await attempt();
+            rig.Clock.Advance(TimeSpan.FromSeconds((1 << i) + 1));
+        }
+    }
+
     private static void DeleteLocally(DriveRig rig, string path)
     {
         File.Delete(rig.Local(path));
@@ -73,11 +83,7 @@ public sealed class BucketJournalTests(S3ServerFixture s3) : IClassFixture<S3Ser
         proxy.Stop();
         DeleteLocally(rig, "gone.bin");
         // A long outage: each failed try doubles the wait before the next (2 s, 4 s, 8 s, 16 s …).
-        for (var attempt = 1; attempt <= 4; attempt++)
-        {
-            await rig.Engine.TickAsync();
-            rig.Clock.Advance(TimeSpan.FromSeconds((1 << attempt) + 1));
-        }
+        await FailThroughBackoffsAsync(rig, 4, () => rig.Engine.TickAsync());
         await rig.Engine.TickAsync();
         Assert.Equal(1, rig.Engine.OwedBucketChangeCount);
 
@@ -103,11 +109,7 @@ public sealed class BucketJournalTests(S3ServerFixture s3) : IClassFixture<S3Ser
         proxy.Stop();
         DeleteLocally(rig, "a.bin");
         DeleteLocally(rig, "b.bin");
-        for (var attempt = 1; attempt <= 5; attempt++)
-        {
-            await rig.Engine.TickAsync();
-            rig.Clock.Advance(TimeSpan.FromSeconds((1 << attempt) + 1));
-        }
+        await FailThroughBackoffsAsync(rig, 5, () => rig.Engine.TickAsync());
         proxy.Start();
         // Well within the backoff reached (64 s), past the endpoint's try interval.
         rig.Clock.Advance(TimeSpan.FromSeconds(11));
@@ -126,11 +128,7 @@ public sealed class BucketJournalTests(S3ServerFixture s3) : IClassFixture<S3Ser
         var waiting = DriveRig.RandomBytes(10_000, 13);
         await rig.WriteAsync("waiting.bin", waiting);
         proxy.Stop();
-        for (var attempt = 1; attempt <= 4; attempt++)
-        {
-            await UploadAllAsync(rig);
-            rig.Clock.Advance(TimeSpan.FromSeconds((1 << attempt) + 1));
-        }
+        await FailThroughBackoffsAsync(rig, 4, () => UploadAllAsync(rig));
         await UploadAllAsync(rig);
         Assert.Equal(FileState.Dirty, rig.StateOf("waiting.bin"));
 

@@ -38,21 +38,12 @@ public sealed class PlantedLinkTests(S3ServerFixture s3) : IClassFixture<S3Serve
     {
         var folder = _rig.Local(name);
         Directory.CreateDirectory(folder);
-        var (code, output) = Run("chown", "nobody:nogroup", folder);
+        var (code, output) = Unprivileged.RunAsService("chown", "nobody:nogroup", folder);
         Assert.True(code == 0, output);
         File.SetUnixFileMode(_outside.Path, (UnixFileMode)0b111_111_111);
         return folder;
     }
 
-    private static (int, string) Run(string file, params string[] args)
-    {
-        var start = new System.Diagnostics.ProcessStartInfo(file) { RedirectStandardError = true, RedirectStandardOutput = true };
-        args.ToList().ForEach(start.ArgumentList.Add);
-        using var process = System.Diagnostics.Process.Start(start)!;
-        var output = process.StandardError.ReadToEnd() + process.StandardOutput.ReadToEnd();
-        process.WaitForExit();
-        return (process.ExitCode, output);
-    }
 
     [Fact]
     public async Task A_folder_sync_makes_no_stub_through_a_planted_link()

@@ -5,10 +5,14 @@ namespace GeoDrive.TestSupport;
 /// <summary>A command run as the real unprivileged user <c>nobody</c> (setpriv: no capabilities, no supplementary groups).</summary>
 public static class Unprivileged
 {
-    public static (int ExitCode, string Output) Run(params string[] command)
+    public static (int ExitCode, string Output) Run(params string[] command) =>
+        RunAsService("setpriv", ["--reuid=nobody", "--regid=nogroup", "--clear-groups", "--", .. command]);
+
+    /// <summary>A command run as the test itself (root), e.g. to hand a folder to nobody.</summary>
+    public static (int ExitCode, string Output) RunAsService(string file, params string[] arguments)
     {
-        var start = new ProcessStartInfo("setpriv") { RedirectStandardOutput = true, RedirectStandardError = true };
-        foreach (var argument in (string[])["--reuid=nobody", "--regid=nogroup", "--clear-groups", "--", .. command])
+        var start = new ProcessStartInfo(file) { RedirectStandardOutput = true, RedirectStandardError = true };
+        foreach (var argument in arguments)
         {
             start.ArgumentList.Add(argument);
         }
