@@ -73,6 +73,57 @@ public sealed class BucketJournalTests(S3ServerFixture s3) : IClassFixture<S3Ser
     }
 
     [Fact]
+    public async Task A_file_deleted_while_its_recall_waits_on_a_frozen_endpoint_is_forgotten_once_the_recall_gives_up()
+    {
+        // The recall that failed found its cache file gone, could not put the stub back, and left its outcome
+        // unset: its worker then waited for it for ever, holding the file's lock, and the delete never ended.
+        using var proxy = new FaultProxy(s3.Endpoint);
+        await using var rig = new DriveRig(s3, SettleZero, endpoint: proxy.Endpoint);
+        await rig.WriteAsync("held.bin", DriveRig.RandomBytes(30_000, 22));
+        await UploadAllAsync(rig);
+        await rig.Engine.StubAsync("held.bin");
+
+        proxy.Freeze();
+        var recall = Task.Run(async () => await rig.Engine.OpenAsync("held.bin", rig.Caller, OpenIntent.Read));
+        Assert.True(SpinWait.SpinUntil(() => rig.Engine.RecallProgress("held.bin") is not null, TimeSpan.FromSeconds(30)), "the recall never started");
+        File.Delete(rig.Local("held.bin"));
+        proxy.Thaw();
+        await Assert.ThrowsAnyAsync<Exception>(() => recall);
+
+        await Task.Run(() => rig.Engine.Deleted("held.bin", rig.Caller, isDirectory: false)).WaitAsync(TimeSpan.FromSeconds(30));
+        await rig.Engine.TickAsync().WaitAsync(TimeSpan.FromSeconds(30));
+        Assert.Null(rig.Engine.GetFile("held.bin"));
+        Assert.Null(await rig.ObjectBytesAsync("held.bin"));
+    }
+
+    [Fact]
+    public async Task A_tick_between_a_delete_journaled_and_its_entry_forgotten_keeps_the_delete_owed_interleaving_forced_by_a_hooked_index()
+    {
+        // CI's crash seed 1677455724: a file deleted right after a restart left its object for ever. A tick looked
+        // while the delete, journaled, was forgetting the entry: it found the file still in the index, took that
+        // for "a file lives under the key again" and dropped the delete.
+        await using var rig = new DriveRig(s3, SettleZero, hookedIndex: true);
+        await rig.WriteAsync("gone.bin", DriveRig.RandomBytes(30_000, 21));
+        await UploadAllAsync(rig);
+        var ticked = false;
+        rig.Hooks!.BeforeDelete = path =>
+        {
+            if (path == "gone.bin" && !ticked)
+            {
+                ticked = true;
+                rig.Engine.TickAsync().GetAwaiter().GetResult();
+            }
+        };
+
+        DeleteLocally(rig, "gone.bin");
+        Assert.True(ticked);
+        await rig.Engine.TickAsync();
+
+        Assert.Null(await rig.ObjectBytesAsync("gone.bin"));
+        Assert.Equal(0, rig.Engine.OwedBucketChangeCount);
+    }
+
+    [Fact]
     public async Task An_owed_delete_that_failed_while_the_endpoint_was_down_goes_as_soon_as_the_endpoint_answers_again_not_after_its_backoff()
     {
         using var proxy = new FaultProxy(s3.Endpoint);

@@ -34,12 +34,14 @@ public sealed class DriveRig : IAsyncDisposable
     /// <param name="endpoint">Another way to the same server (e.g. a <see cref="FaultProxy"/>); the server's own by default.</param>
     /// <param name="stateOutsideCache">Keep the engine's state (index) in a folder beside the cache, as the Windows service does; in "&lt;cache&gt;/.geodrive" by default.</param>
     /// <param name="uploadThreads">Upload workers (transfer.uploadThreads).</param>
+    /// <param name="hookedIndex">The engine's index is <see cref="Hooks"/> over the real one (see <see cref="HookedIndex"/>).</param>
     /// <param name="storeInFront">Wraps the real store for fault injection (e.g. holding PUTs); the engine talks to what it returns.</param>
     public DriveRig(S3TestServer s3, string? policyYaml = null, string? cachePath = null, long multipartThreshold = 64L << 20, string? endpoint = null, bool stateOutsideCache = false,
-        int uploadThreads = 4, Func<GeoDrive.Core.Ports.IObjectStore, GeoDrive.Core.Ports.IObjectStore>? storeInFront = null)
+        int uploadThreads = 4, Func<GeoDrive.Core.Ports.IObjectStore, GeoDrive.Core.Ports.IObjectStore>? storeInFront = null, bool hookedIndex = false)
     {
         _uploadThreads = uploadThreads;
         _storeInFront = storeInFront;
+        _hookedIndex = hookedIndex;
         S3 = s3;
         Bucket = s3.CreateBucket();
         CachePath = cachePath ?? _temp.CreateSubdirectory("cache");
@@ -160,10 +162,14 @@ public sealed class DriveRig : IAsyncDisposable
 
     private readonly int _uploadThreads;
     private readonly Func<GeoDrive.Core.Ports.IObjectStore, GeoDrive.Core.Ports.IObjectStore>? _storeInFront;
+    private readonly bool _hookedIndex;
+
+    /// <summary>The hooks over the engine's index (with hookedIndex; replaced at each restart).</summary>
+    public HookedIndex? Hooks { get; private set; }
 
     private DriveEngine NewEngine() =>
         new(new DriveEngineOptions { Name = "test", CachePath = CachePath, InternalPath = StatePath, TimeZone = TimeZone, UploadConcurrency = _uploadThreads },
-            _storeInFront?.Invoke(Store) ?? Store, _index, Policy, Clock);
+            _storeInFront?.Invoke(Store) ?? Store, _hookedIndex ? Hooks = new HookedIndex(_index) : _index, Policy, Clock);
 
     public async ValueTask DisposeAsync()
     {

@@ -200,9 +200,29 @@ public sealed partial class DriveEngine : IDriveFileSystem
     public void Deleted(string path, Caller caller, bool isDirectory)
     {
         var goners = isDirectory ? [.. _index.Under(path)] : _index.Get(path) is { } one ? [one] : new List<FileEntry>();
-        // Journaled first, in one durable write, before the delete is acknowledged: a crash from here on
-        // still deletes the objects, and the files never come back from the bucket as stubs.
-        _owedChanges.OweDeletes(goners.SelectMany(KeysOf));
+        foreach (var goner in goners)
+        {
+            _beingDeleted.Add(goner.Path);
+        }
+        try
+        {
+            // Journaled first, in one durable write, before the delete is acknowledged: a crash from here on
+            // still deletes the objects, and the files never come back from the bucket as stubs.
+            _owedChanges.OweDeletes(goners.SelectMany(KeysOf));
+            ForgetDeleted(path, goners);
+        }
+        finally
+        {
+            foreach (var goner in goners)
+            {
+                _beingDeleted.Remove(goner.Path);
+            }
+        }
+    }
+
+    /// <summary>Each deleted file's entry goes under its lock (a stub, upload or recall of it ends first), then one event.</summary>
+    private void ForgetDeleted(string path, List<FileEntry> goners)
+    {
         var gone = 0;
         foreach (var goner in goners.Select(e => e.Path))
         {

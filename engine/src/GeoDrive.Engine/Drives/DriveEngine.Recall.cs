@@ -330,23 +330,21 @@ public sealed partial class DriveEngine
         }
         catch (Exception ex)
         {
-            if (entry is { State: FileState.Recalling })
+            try
             {
-                // Back to a clean stub: partial bytes are never taken for the file's data.
-                if (!ThroughLink(path))
+                if (entry is { State: FileState.Recalling })
                 {
-                    LocalFile.MakeStub(localPath, entry.Size, entry.ModifiedUtc, MarkFor(entry, key));
-                }
-                entry.LastError = ex is OperationCanceledException ? entry.LastError : ex.Message;
-                _life.Apply(entry, FileChange.RecallFailed);
-                if (ex is not OperationCanceledException)
-                {
-                    Record(DriveEventKind.Error, path, $"Recall failed: {ex.Message}", (ex as GeoDriveException)?.ErrorId ?? ErrorIds.StoreError);
+                    RecallFailedLocked(entry, key, ex);
                 }
             }
-            session.Fail(ex);
-            _recalls.TryRemove(new KeyValuePair<string, RecallSession>(path, session));
-            session.Outcome.TrySetException(ex);
+            finally
+            {
+                // Whatever putting the stub back met, the outcome is set: later callers (the recall's own worker,
+                // holding the file's lock) wait for it.
+                session.Fail(ex);
+                _recalls.TryRemove(new KeyValuePair<string, RecallSession>(path, session));
+                session.Outcome.TrySetException(ex);
+            }
             throw;
         }
 
@@ -370,6 +368,32 @@ public sealed partial class DriveEngine
         Record(DriveEventKind.Recall, path, $"Recalled {ByteSize.Format(entry.Size)} from '{key}'{(session.RangeCount > 1 ? $" in {session.RangeCount} ranges" : "")}.");
         session.Outcome.TrySetResult(entry);
         return entry;
+    }
+
+    /// <summary>
+    /// A recall that failed: the file is a clean stub again (partial bytes are never taken for its data). A cache
+    /// file deleted meanwhile is not made again; its delete, waiting for the lock, forgets the entry.
+    /// </summary>
+    private void RecallFailedLocked(FileEntry entry, string key, Exception ex)
+    {
+        var localPath = LocalPath(entry.Path);
+        if (File.Exists(localPath) && !ThroughLink(entry.Path))
+        {
+            try
+            {
+                LocalFile.MakeStub(localPath, entry.Size, entry.ModifiedUtc, MarkFor(entry, key));
+            }
+            catch (FileNotFoundException)
+            {
+                // Deleted between the look and the open: as above.
+            }
+        }
+        entry.LastError = ex is OperationCanceledException ? entry.LastError : ex.Message;
+        _life.Apply(entry, FileChange.RecallFailed);
+        if (ex is not OperationCanceledException)
+        {
+            Record(DriveEventKind.Error, entry.Path, $"Recall failed: {ex.Message}", (ex as GeoDriveException)?.ErrorId ?? ErrorIds.StoreError);
+        }
     }
 
     /// <summary>Recalls in flight follow a rename of their file (or of a folder above it); a delete stops them.</summary>

@@ -30,6 +30,8 @@ public sealed partial class DriveEngine
 
     // Paths with at least one open handle (the front end reports the last close). Never stubbed while open.
     private readonly ConcurrentDictionary<string, byte> _open = new(StringComparer.Ordinal);
+    // Paths whose delete is journaled and whose entry goes once their lock is free -> deletes under way.
+    private readonly KeyCounts _beingDeleted = new();
 
     // Deletes and multipart aborts owed to the bucket, journaled in the index (OwedBucketChanges).
     private readonly OwedBucketChanges _owedChanges;
@@ -345,6 +347,12 @@ public sealed partial class DriveEngine
     {
         if (OwnPathOf(change.Key) is { } path && _index.Get(path) is not null)
         {
+            if (_beingDeleted.Contains(path))
+            {
+                // The entry seen is the deleted file's own, about to be forgotten (its delete waits for the lock):
+                // no file lives under the key again, the delete waits for the next tick.
+                return false;
+            }
             _owedChanges.Done(change);
             ForgetTombstone(change.Key);
             return false;

@@ -1,6 +1,7 @@
 using System.Collections.Concurrent;
 using GeoDrive.Core.Model;
 using GeoDrive.Core.Ports;
+using GeoDrive.Engine.Files;
 
 namespace GeoDrive.Engine.Drives;
 
@@ -21,7 +22,7 @@ internal sealed class OwedBucketChanges
     // Keys with an owed delete -> the change's id.
     private readonly ConcurrentDictionary<string, long> _deletes = new(StringComparer.Ordinal);
     // Source keys of owed copies -> how many copies read them (their bytes must stay until then).
-    private readonly ConcurrentDictionary<string, int> _copySources = new(StringComparer.Ordinal);
+    private readonly KeyCounts _copySources = new();
     private readonly ConcurrentDictionary<string, byte> _liveUploads = new(StringComparer.Ordinal);
     // Changes whose last try failed only because the endpoint could not be reached: due again once it answers.
     private readonly HashSet<long> _waitingForEndpoint = [];
@@ -48,7 +49,7 @@ internal sealed class OwedBucketChanges
         }
         else if (change.Kind == BucketChangeKind.CopyObject && change.SourceKey is { } source)
         {
-            _copySources.AddOrUpdate(source, 1, (_, n) => n + 1);
+            _copySources.Add(source);
         }
     }
 
@@ -60,10 +61,7 @@ internal sealed class OwedBucketChanges
         }
         else if (change.Kind == BucketChangeKind.CopyObject && change.SourceKey is { } source)
         {
-            if (_copySources.AddOrUpdate(source, 0, (_, n) => n - 1) <= 0)
-            {
-                _copySources.TryRemove(new KeyValuePair<string, int>(source, 0));
-            }
+            _copySources.Remove(source);
         }
     }
 
@@ -75,7 +73,7 @@ internal sealed class OwedBucketChanges
     }
 
     /// <summary>True while an owed copy still reads <paramref name="key"/>: its bytes must stay.</summary>
-    public bool IsCopySource(string key) => _copySources.ContainsKey(key);
+    public bool IsCopySource(string key) => _copySources.Contains(key);
 
     /// <summary>True when a copy to <paramref name="key"/> is owed (recovery need not owe another).</summary>
     public bool IsCopyOwedTo(string key)

@@ -1,0 +1,58 @@
+using GeoDrive.Core.Model;
+using GeoDrive.Core.Ports;
+using GeoDrive.State;
+
+namespace GeoDrive.TestSupport;
+
+/// <summary>
+/// The real LiteDB index and journal with a hook before an entry is deleted: forces an interleaving (another
+/// engine call between a file's delete being journaled and its entry going) that real timing hits only rarely.
+/// Tests that use it say so in their names.
+/// </summary>
+public sealed class HookedIndex(LiteDbFileIndex inner) : IFileIndex, IBucketJournal
+{
+    /// <summary>Called with the path before the inner index deletes its entry.</summary>
+    public Action<string>? BeforeDelete { get; set; }
+
+    public FileEntry? Get(string path) => inner.Get(path);
+
+    public void Put(FileEntry entry) => inner.Put(entry);
+
+    public void PutDeferred(FileEntry entry) => inner.PutDeferred(entry);
+
+    public bool Delete(string path)
+    {
+        BeforeDelete?.Invoke(path);
+        return inner.Delete(path);
+    }
+
+    public int Rename(string oldPath, string newPath) => inner.Rename(oldPath, newPath);
+
+    public IReadOnlyList<FileEntry> FindByState(FileState state, int limit = int.MaxValue) => inner.FindByState(state, limit);
+
+    public IEnumerable<FileEntry> All() => inner.All();
+
+    public IEnumerable<FileEntry> Under(string folderPath) => inner.Under(folderPath);
+
+    public long Count() => inner.Count();
+
+    public IReadOnlyDictionary<FileState, long> CountByState() => inner.CountByState();
+
+    public void AppendEvent(DriveEvent driveEvent) => inner.AppendEvent(driveEvent);
+
+    public IReadOnlyList<DriveEvent> ReadEvents(DateTimeOffset? sinceUtc = null, DriveEventKind? kind = null, int limit = 1000) =>
+        inner.ReadEvents(sinceUtc, kind, limit);
+
+    public void Add(IReadOnlyList<BucketChange> changes) => inner.Add(changes);
+
+    public void Update(BucketChange change) => inner.Update(change);
+
+    public void Remove(long id) => inner.Remove(id);
+
+    public IReadOnlyList<BucketChange> ReadOwed() => inner.ReadOwed();
+
+    /// <summary>The inner index is the rig's to dispose.</summary>
+    public void Dispose()
+    {
+    }
+}
