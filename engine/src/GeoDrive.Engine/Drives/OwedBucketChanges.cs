@@ -36,6 +36,12 @@ internal sealed class OwedBucketChanges
         {
             // Left by an earlier run: whatever it was waiting for (an upload in flight) ended with that run.
             change.NextAttemptUtc = null;
+            if (change.Kind == BucketChangeKind.CopyObject && change.Attempts == 0)
+            {
+                // The run may have died with the copy's request out and the server acting on it: counted as tried,
+                // so a copy whose file moved on meanwhile owes its key's delete (see DriveEngine.SettleCopyAsync).
+                change.Attempts = 1;
+            }
             _owed[change.Id] = change;
             Track(change);
         }
