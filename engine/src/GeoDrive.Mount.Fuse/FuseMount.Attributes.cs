@@ -11,14 +11,21 @@ public sealed partial class FuseMount
     /// <summary>The extended attribute that shows a file's state (the analogue of Windows' OFFLINE attribute).</summary>
     public const string StateAttribute = "user.geodrive.state";
 
+    // The root's mode, owner and times are the mount folder's (MountRoot); the cache folder stays private.
     internal int ChMod(string fusePath, uint mode) =>
-        Guarded(fusePath, local => LibC.ChMod(local, mode));
+        IsRoot(fusePath, out var root) ? root.ChMod(mode) : Guarded(fusePath, local => LibC.ChMod(local, mode));
 
     internal int ChOwn(string fusePath, uint uid, uint gid) =>
-        Guarded(fusePath, local => LibC.LChOwn(local, uid, gid));
+        IsRoot(fusePath, out var root) ? root.ChOwn(uid, gid) : Guarded(fusePath, local => LibC.LChOwn(local, uid, gid));
 
     internal int UTimens(string fusePath, nint times) =>
-        Guarded(fusePath, local => LibC.UTimensAt(LibC.AtFdCwd, local, times, LibC.AtSymlinkNoFollow));
+        IsRoot(fusePath, out var root) ? root.UTimens(times) : Guarded(fusePath, local => LibC.UTimensAt(LibC.AtFdCwd, local, times, LibC.AtSymlinkNoFollow));
+
+    private bool IsRoot(string? fusePath, out MountRoot root)
+    {
+        root = _root!;
+        return fusePath is not null && Relative(fusePath).Length == 0 && _root is not null;
+    }
 
     internal int StatFs(nint statVfs) => LibC.StatVfs(_drive.CachePath, statVfs) == 0 ? 0 : LibC.NegativeErrno();
 

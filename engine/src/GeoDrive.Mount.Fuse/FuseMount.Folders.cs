@@ -15,6 +15,10 @@ public sealed partial class FuseMount
                 ? (LibC.FStat(file.Descriptor, stat) == 0 ? 0 : LibC.NegativeErrno())
                 : -Errno.ENOENT;
         }
+        if (IsRoot(fusePath, out var root))
+        {
+            return root.Stat(stat);
+        }
         var path = Relative(fusePath);
         if (_drive.IsInternalPath(path))
         {

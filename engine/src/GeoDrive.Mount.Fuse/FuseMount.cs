@@ -39,6 +39,7 @@ public sealed partial class FuseMount : IDisposable
     private readonly ManualResetEventSlim _loopEnded = new(false);
     private GCHandle _self;
     private nint _fuse;
+    private MountRoot? _root;
     private Thread? _loop;
     private int _unmounted;
 
@@ -127,6 +128,7 @@ public sealed partial class FuseMount : IDisposable
             {
                 throw MountFailed(MountPath, "libfuse refused the mount options", "See the service log; check that fuse3 is installed (apt-get install fuse3).");
             }
+            _root = MountRoot.Open(MountPath, _drive.CachePath);
             if (LibFuse.Mount(_fuse, MountPath) != 0)
             {
                 LibFuse.Destroy(_fuse);
@@ -137,6 +139,7 @@ public sealed partial class FuseMount : IDisposable
         }
         catch
         {
+            _root?.Dispose();
             _self.Free();
             throw;
         }
@@ -196,6 +199,7 @@ public sealed partial class FuseMount : IDisposable
         LibFuse.Unmount(_fuse);
         LibFuse.Destroy(_fuse);
         _fuse = 0;
+        _root?.Dispose();
         _self.Free();
         _logger.LogInformation("Unmounted {Mount}", MountPath);
     }

@@ -22,6 +22,7 @@ internal static partial class LibC
     public const int OCreat = 0x40;
     public const int OExcl = 0x80;
     public const int OTrunc = 0x200;
+    public const int OCloExec = 0x80000;
 
     [LibraryImport(Library, EntryPoint = "open", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
     public static partial int Open(string path, int flags, uint mode);
@@ -76,6 +77,15 @@ internal static partial class LibC
 
     [LibraryImport(Library, EntryPoint = "utimensat", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
     public static partial int UTimensAt(int dirFd, string path, nint times, int flags);
+
+    [LibraryImport(Library, EntryPoint = "fchmod", SetLastError = true)]
+    public static partial int FChMod(int fd, uint mode);
+
+    [LibraryImport(Library, EntryPoint = "fchown", SetLastError = true)]
+    public static partial int FChOwn(int fd, uint uid, uint gid);
+
+    [LibraryImport(Library, EntryPoint = "futimens", SetLastError = true)]
+    public static partial int FUTimens(int fd, nint times);
 
     [LibraryImport(Library, EntryPoint = "lgetxattr", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
     public static partial nint LGetXAttr(string path, string name, nint value, nuint size);
