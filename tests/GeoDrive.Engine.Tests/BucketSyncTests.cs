@@ -196,6 +196,66 @@ public sealed class BucketSyncTests(S3ServerFixture s3) : IClassFixture<S3Server
         Assert.True(refused.Count >= 4, string.Join("\n", refused.Select(e => e.Message)));
     }
 
+    /// <summary>Every entry of the cache but the engine's own folder, relative and sorted.</summary>
+    private IEnumerable<string> CacheEntries() =>
+        Directory.EnumerateFileSystemEntries(_rig.CachePath, "*", SearchOption.AllDirectories)
+            .Select(p => Path.GetRelativePath(_rig.CachePath, p)).Where(p => !p.StartsWith(".geodrive", StringComparison.Ordinal)).Order();
+
+    /// <summary>Lists the folders again once updateWait passed (a fresh listing would not ask the bucket).</summary>
+    private async Task ListAgainAsync(params string[] folders)
+    {
+        foreach (var pass in new[] { 1, 2 })
+        {
+            foreach (var folder in folders)
+            {
+                await Engine.BeforeEnumerateAsync(folder, Ls);
+            }
+            _rig.Clock.Advance(UpdateWait + TimeSpan.FromSeconds(1));
+        }
+    }
+
+    [Fact]
+    public async Task An_object_and_a_folder_of_the_same_name_in_the_bucket_show_the_folder_and_name_the_object_in_one_event()
+    {
+        await PutRawAsync("same", "a file");
+        await PutRawAsync("same/inside.txt", "in a folder");
+
+        await ListAgainAsync("", "same");
+
+        Assert.Equal(["same", "same/inside.txt"], CacheEntries());
+        var taken = Engine.ReadEvents(kind: DriveEventKind.Error).Where(e => e.ErrorId == ErrorIds.ObjectNameTaken).ToList();
+        Assert.Single(taken);
+        Assert.Contains("'same'", taken[0].Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task A_bucket_folder_whose_name_a_local_file_holds_is_named_in_one_event_and_the_file_kept()
+    {
+        var bytes = await CachedFileAsync("report", "mine");
+        await PutRawAsync("report/appendix.txt", "theirs");
+
+        await ListAgainAsync("");
+
+        Assert.Equal(bytes, await File.ReadAllBytesAsync(_rig.Local("report")));
+        var taken = Engine.ReadEvents(kind: DriveEventKind.Error).Where(e => e.ErrorId == ErrorIds.ObjectNameTaken).ToList();
+        Assert.Single(taken);
+        Assert.Contains("'report/'", taken[0].Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task A_key_with_an_empty_folder_name_is_refused_in_one_event_not_folded_into_its_neighbour()
+    {
+        await PutRawAsync("x//y.txt", "double slash");
+        await PutRawAsync("x/ok.txt", "ok");
+
+        await ListAgainAsync("", "x");
+
+        Assert.Equal(["x", "x/ok.txt"], CacheEntries());
+        var refused = Engine.ReadEvents(kind: DriveEventKind.Error).Where(e => e.ErrorId == ErrorIds.HostileObjectKey).ToList();
+        Assert.Single(refused);
+        Assert.Contains("'x//'", refused[0].Message, StringComparison.Ordinal);
+    }
+
     [Fact]
     public async Task A_file_deleted_or_renamed_locally_is_not_brought_back_before_its_object_is_gone()
     {

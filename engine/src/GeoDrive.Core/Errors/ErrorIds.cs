@@ -26,6 +26,7 @@ public static class ErrorIds
     public const string ObjectMismatch = "ObjectMismatch";
     public const string StoreError = "StoreError";
     public const string HostileObjectKey = "HostileObjectKey";
+    public const string ObjectNameTaken = "ObjectNameTaken";
     public const string SourceChanged = "SourceChanged";
     public const string StubNotData = "StubNotData";
     public const string PathTooLong = "PathTooLong";

@@ -62,9 +62,11 @@ public static class DrivePath
             }
         }
         var normalized = Normalize(rest);
-        if (normalized.Length == 0 || normalized != rest.TrimEnd('/'))
+        // A folder's key ends in one '/': "a//" is the common prefix of "a//b", whose folder name is empty.
+        var named = rest.EndsWith('/') ? rest[..^1] : rest;
+        if (normalized.Length == 0 || normalized != named)
         {
-            throw Hostile(key, "it is not in normal form");
+            throw Hostile(key, named.Contains("//", StringComparison.Ordinal) || named.EndsWith('/') ? "it holds an empty folder name ('//')" : "it is not in normal form");
         }
         if (IsTooLong(normalized))
         {

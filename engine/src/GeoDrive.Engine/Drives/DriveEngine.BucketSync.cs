@@ -357,7 +357,13 @@ public sealed partial class DriveEngine
         {
             return null;
         }
-        return Path.Exists(LocalPath(path)) || _index.Get(path) is not null ? null : path;
+        var local = LocalPath(path);
+        if (Directory.Exists(local))
+        {
+            ReportKeyOnce(key, ErrorIds.ObjectNameTaken, $"The object '{key}' is not shown: the drive has a folder '{path}' (a folder of that name in the bucket, or one made here), and a drive cannot show a file and a folder under one name. Rename one of them in the bucket.");
+            return null;
+        }
+        return Path.Exists(local) || _index.Get(path) is not null ? null : path;
     }
 
     private async Task<int> CreateStubsAsync(List<(string Path, string Key)> batch, CancellationToken cancellationToken)
@@ -438,6 +444,11 @@ public sealed partial class DriveEngine
         {
             return false;
         }
+        if (File.Exists(LocalPath(path)))
+        {
+            ReportKeyOnce(prefixKey, ErrorIds.ObjectNameTaken, $"The bucket's folder '{prefixKey}' is not shown: the drive has a file '{path}' (an object of that name, or a file written here), and a drive cannot show a file and a folder under one name. Rename one of them in the bucket.");
+            return false;
+        }
         return CreateFolder(path);
     }
 
@@ -506,12 +517,17 @@ public sealed partial class DriveEngine
         }
         catch (GeoDriveException ex) when (ex.ErrorId == ErrorIds.HostileObjectKey)
         {
-            // Once per key and run: every later listing of its folder skips it without another event.
-            if (_refusedKeys.TryAdd(key, 0))
-            {
-                Record(DriveEventKind.Error, null, $"An object was skipped: {ex.Message}", ex.ErrorId);
-            }
+            ReportKeyOnce(key, ex.ErrorId, $"An object was skipped: {ex.Message}");
             return null;
+        }
+    }
+
+    /// <summary>Once per key and run: every later listing of its folder skips it without another event.</summary>
+    private void ReportKeyOnce(string key, string errorId, string message)
+    {
+        if (_refusedKeys.TryAdd(key, 0))
+        {
+            Record(DriveEventKind.Error, null, message, errorId);
         }
     }
 
