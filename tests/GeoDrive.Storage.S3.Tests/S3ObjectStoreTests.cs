@@ -186,6 +186,21 @@ public sealed class S3ObjectStoreTests(S3ServerFixture s3) : IClassFixture<S3Ser
         Assert.True(DateTime.UtcNow - started < TimeSpan.FromSeconds(15), $"took {DateTime.UtcNow - started}");
     }
 
+    [Fact]
+    public async Task A_request_the_client_cannot_send_is_a_store_error_never_an_unreachable_endpoint()
+    {
+        // A header the HTTP client refuses to send (not ASCII) fails before anything reaches the network: the
+        // endpoint is fine, and calling it unreachable would mark it down for every other request.
+        using var store = Store();
+        var metadata = new Dictionary<string, string> { ["geodrive-tag-owner"] = "José" };
+
+        var refused = await Assert.ThrowsAsync<GeoDriveException>(() => store.PutAsync("tagged.bin", new MemoryStream([1, 2, 3]), 3, metadata));
+
+        Assert.Equal(ErrorIds.StoreError, refused.ErrorId);
+        Assert.DoesNotContain("cannot be reached", refused.Message, StringComparison.Ordinal);
+        await store.CheckAccessAsync();
+    }
+
     /// <summary>A source that cancels the upload once a given number of bytes were read.</summary>
     private sealed class CancelAfterStream(Stream inner, long after, CancellationTokenSource cts) : Stream
     {

@@ -72,7 +72,7 @@ internal static class S3Errors
                 $"The S3 endpoint '{endpoint}' did not answer: {Root(ex).Message}.",
                 "The server or something on the way (load balancer, proxy, firewall) holds connections without answering: check the S3 server's health and the network path; GeoDrive tries again by itself.", ex);
         }
-        if (IsTransport(ex) || ex is AmazonServiceException || ex is TaskCanceledException || ex is TimeoutException)
+        if (IsTransport(ex) || ex is TaskCanceledException || ex is TimeoutException)
         {
             return new GeoDriveException(
                 ErrorIds.EndpointUnreachable, ErrorKind.ConnectionError,
@@ -98,11 +98,21 @@ internal static class S3Errors
         return false;
     }
 
+    /// <summary>
+    /// True when the request failed on the way to or from the server (no connection, a reset, a broken TLS or
+    /// proxy tunnel, an answer cut off); never for a request the client could not make (a header it refuses to
+    /// send, say), which says nothing about the endpoint.
+    /// </summary>
     private static bool IsTransport(Exception ex)
     {
         for (var e = ex; e is not null; e = e.InnerException)
         {
-            if (e is HttpRequestException or SocketException || (e is IOException && e.InnerException is SocketException))
+            if (e is SocketException || (e is IOException && e.InnerException is SocketException))
+            {
+                return true;
+            }
+            if (e is HttpRequestException { HttpRequestError: HttpRequestError.ConnectionError or HttpRequestError.NameResolutionError
+                or HttpRequestError.SecureConnectionError or HttpRequestError.ResponseEnded or HttpRequestError.ProxyTunnelError })
             {
                 return true;
             }
