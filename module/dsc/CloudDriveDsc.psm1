@@ -44,7 +44,8 @@ class CloudDrive
     [DscProperty()]
     [pscredential] $Credential
 
-    # Ensure = Absent also deletes the cache folder (refused while files are not yet uploaded). Default: kept.
+    # Ensure = Absent also deletes the cache folder (refused while files are not yet uploaded or kept local, and for
+    # the cache of a drive that no longer exists unless it holds no file). Default: kept.
     [DscProperty()]
     [bool] $RemoveCache = $false
 
@@ -105,6 +106,18 @@ class CloudDrive
                 }
                 Remove-CloudDrive -Name $this.Name -Force -Confirm:$false -ErrorAction Stop
             }
+            elseif ($this.RemoveCache -and $current.CachePath -and [IO.Directory]::Exists($current.CachePath))
+            {
+                # The drive is gone: nothing can tell any more which of its files are in the bucket (written after the
+                # last upload, kept local by an exclude). Only a cache with no file of its own goes.
+                $files = @(CloudDriveCacheFiles $current.CachePath)
+                if ($files.Count -gt 0)
+                {
+                    throw (NewCloudDriveDscError 'CacheNotVerified' InvalidOperation `
+                        "The cloud drive '$($this.Name)' no longer exists, so nothing can verify that the $($files.Count) file(s) left in its cache '$($current.CachePath)' (e.g. '$($files[0])') are in the bucket; RemoveCache would risk losing them." `
+                        "Check the files and delete the folder yourself, or create the drive again over this cache and apply Ensure = 'Absent' with RemoveCache in one step.")
+                }
+            }
             if ($this.RemoveCache -and $current.CachePath -and [IO.Directory]::Exists($current.CachePath))
             {
                 [IO.Directory]::Delete($current.CachePath, $true)
@@ -162,6 +175,22 @@ class CloudDrive
         if ($change.Count -gt 0)
         {
             Set-CloudDrive -Name $this.Name @change -Confirm:$false -ErrorAction Stop
+        }
+    }
+}
+
+# The files of a cache folder outside GeoDrive's own folder (.geodrive), relative to it; links are not followed.
+function CloudDriveCacheFiles([string] $CachePath)
+{
+    $options = [IO.EnumerationOptions]::new()
+    $options.RecurseSubdirectories = $true
+    $options.AttributesToSkip = [IO.FileAttributes]::ReparsePoint
+    foreach ($file in [IO.Directory]::EnumerateFiles($CachePath, '*', $options))
+    {
+        $relative = [IO.Path]::GetRelativePath($CachePath, $file)
+        if (-not $relative.StartsWith('.geodrive' + [IO.Path]::DirectorySeparatorChar))
+        {
+            $relative
         }
     }
 }

@@ -105,12 +105,30 @@ public sealed class DscTests(S3ServerFixture s3) : ServiceTests
         Assert.Equal("still here", await File.ReadAllTextAsync(d.Cached("kept.txt")));
         Assert.Equal("still here"u8.ToArray(), await d.ObjectBytesAsync("kept.txt"));
 
+        // The drive is gone: nothing can verify its leftover cache any more, so RemoveCache refuses to delete a file of it.
         const string removeCache = absent + "\n$r.RemoveCache = $true";
         Assert.False(Test(d, removeCache));   // the cache folder is still there
+        var unverified = Ps.InvokeExpectingError(Resource + removeCache + "\n$r.Set()", d.Variables());
+        Assert.True(unverified.FullyQualifiedErrorId.StartsWith("CacheNotVerified", StringComparison.Ordinal), unverified.Exception.Message);
+        Assert.Contains("kept.txt", unverified.Exception.Message, StringComparison.Ordinal);
+        Assert.Equal("still here", await File.ReadAllTextAsync(d.Cached("kept.txt")));
+        Assert.Equal("still here"u8.ToArray(), await d.ObjectBytesAsync("kept.txt"));   // the bucket is never touched
+    }
+
+    [Fact]
+    public async Task Ensure_Absent_with_RemoveCache_in_one_step_removes_the_drive_and_its_verified_cache()
+    {
+        using var d = new DriveScenario(s3, DriveScenario.Policy(settle: "0s"));
+        Set(d);
+        await File.WriteAllTextAsync(d.Mounted("kept.txt"), "in the bucket");
+        await DriveScenario.EventuallyAsync(() => StateOf(d, "kept.txt") == "Cached", "kept.txt Cached");
+        const string removeCache = "\n$r.Ensure = 'Absent'\n$r.RemoveCache = $true";
+
         Set(d, removeCache);
+
         Assert.True(Test(d, removeCache));
         Assert.False(Directory.Exists(d.CachePath));
-        Assert.Equal("still here"u8.ToArray(), await d.ObjectBytesAsync("kept.txt"));   // the bucket is never touched
+        Assert.Equal("in the bucket"u8.ToArray(), await d.ObjectBytesAsync("kept.txt"));
     }
 
     [Fact]
