@@ -186,6 +186,10 @@ public sealed partial class FuseMount
         {
             return -Errno.EBADF;
         }
+        if (!_space.Allows(size))
+        {
+            return -Errno.ENOSPC;
+        }
         _open.MarkModified(file.Target);
         var total = 0;
         while (total < size)

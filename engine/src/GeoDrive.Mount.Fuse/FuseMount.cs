@@ -35,6 +35,7 @@ public sealed partial class FuseMount : IDisposable
     private readonly FuseMountOptions _options;
     private readonly ILogger _logger;
     private readonly OpenFiles _open = new();
+    private readonly CacheSpace _space;
     private readonly bool _runningAsRoot = LibC.GetEUid() == 0;
     private readonly ManualResetEventSlim _loopEnded = new(false);
     private GCHandle _self;
@@ -49,6 +50,7 @@ public sealed partial class FuseMount : IDisposable
         _drive = drive;
         _options = options;
         _logger = options.Logger;
+        _space = new CacheSpace(drive.CachePath);
         _drive.LocalCopyReplaced += ForgetCached;
     }
 
@@ -312,6 +314,7 @@ public sealed partial class FuseMount : IDisposable
         GeoDriveException { ErrorId: ErrorIds.FileNotFound } => Errno.ENOENT,
         GeoDriveException { ErrorId: ErrorIds.HostileObjectKey } => Errno.EINVAL,
         GeoDriveException { ErrorId: ErrorIds.FileBusy } => Errno.EBUSY,
+        GeoDriveException { ErrorId: ErrorIds.CacheVolumeFull } => Errno.ENOSPC,
         GeoDriveException { Kind: ErrorKind.ConnectionError } => Errno.EHOSTUNREACH,
         OperationCanceledException => Errno.ETIMEDOUT,
         FileNotFoundException or DirectoryNotFoundException => Errno.ENOENT,

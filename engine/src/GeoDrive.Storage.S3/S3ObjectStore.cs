@@ -147,13 +147,31 @@ public sealed partial class S3ObjectStore : IObjectStore, IDisposable
         {
             return;
         }
+        var buffer = ArrayPool<byte>.Shared.Rent(1 << 20);
         try
         {
-            await response.ResponseStream.CopyToAsync(destination, 1 << 20, cancellationToken);
+            while (true)
+            {
+                int read;
+                try
+                {
+                    read = await response.ResponseStream.ReadAsync(buffer, cancellationToken);
+                }
+                catch (Exception ex) when (ex is IOException or HttpRequestException or AmazonServiceException)
+                {
+                    throw S3Errors.Translate(ex, _options, _options.Endpoint, key);
+                }
+                if (read == 0)
+                {
+                    return;
+                }
+                // The caller's failure (a full disk) is its own, never taken for the server's.
+                await destination.WriteAsync(buffer.AsMemory(0, read), cancellationToken);
+            }
         }
-        catch (Exception ex) when (ex is IOException or HttpRequestException or AmazonServiceException)
+        finally
         {
-            throw S3Errors.Translate(ex, _options, _options.Endpoint, key);
+            ArrayPool<byte>.Shared.Return(buffer);
         }
     }
 

@@ -48,6 +48,7 @@ public static class ErrorIds
     public const string RecallDenied = "RecallDenied";
     public const string CacheThresholdUnreachable = "CacheThresholdUnreachable";
     public const string CacheWriteFailed = "CacheWriteFailed";
+    public const string CacheVolumeFull = "CacheVolumeFull";
 
     // Scheduled recall jobs (issue 5)
     public const string InvalidCron = "InvalidCron";

@@ -92,6 +92,7 @@ public sealed partial class DriveEngine
             {
                 return entry;
             }
+            RefuseWithoutRoom(entry);
             session = StartRecallLocked(entry, cancellationToken);
             started = true;
         }
@@ -109,6 +110,22 @@ public sealed partial class DriveEngine
             // The outcome (a failure) is recorded below, with the lock this caller holds.
         }
         return FinishRecallLocked(session);
+    }
+
+    /// <summary>
+    /// A recall that would leave the cache volume less than <see cref="CacheReserve.Bytes"/> is refused at once
+    /// (CacheVolumeFull, ENOSPC through the mount), before a byte is fetched: the index must keep room to record
+    /// the stubs that free space, which threshold stubbing does at the next tick.
+    /// </summary>
+    private void RefuseWithoutRoom(FileEntry stub)
+    {
+        if (new FolderVolume(Options.CachePath).Measure().AvailableBytes - stub.Size >= CacheReserve.Bytes)
+        {
+            return;
+        }
+        var full = CacheVolume.Full(stub.Path, stub.Size, null);
+        Record(DriveEventKind.Error, stub.Path, full.Message, full.ErrorId);
+        throw full;
     }
 
     /// <summary>
@@ -226,6 +243,12 @@ public sealed partial class DriveEngine
                     throw Mismatch(session.Path, session.Key);
                 }
                 return;
+            }
+            catch (IOException ex) when (CacheVolume.IsFull(ex))
+            {
+                // Not tried again: nothing frees space within a retry's wait. The application gets ENOSPC at once, and
+                // threshold stubbing (at the next tick) makes room for its next try.
+                throw CacheVolume.Full(session.Path, session.Size, ex);
             }
             catch (Exception ex) when (attempt < RangeAttempts && IsTransient(ex) && !cancellationToken.IsCancellationRequested)
             {

@@ -10,8 +10,8 @@ public sealed partial class DriveEngine
     private bool _thresholdUnreachableReported;
 
     /// <summary>
-    /// cacheThresholds: when the cache volume is used above stubAbove (or has less than reserveFree
-    /// free), Cached files are stubbed least recently accessed first until usage is down to stubUntil
+    /// cacheThresholds: when the cache volume is used above stubAbove (or has less than reserveFree free, never
+    /// taken as less than twice <see cref="CacheReserve.Bytes"/>), Cached files are stubbed least recently accessed first until usage is down to stubUntil
     /// and reserveFree is free again. Pinned, Dirty, open and too-small files are never chosen; mirror
     /// mode (stubbing disabled) never stubs.
     /// </summary>
@@ -26,7 +26,9 @@ public sealed partial class DriveEngine
         var usage = volume.Measure();
         var stubAbove = policy.Policy.StubAbove.Value.ToBytes(usage.TotalBytes);
         var stubUntil = policy.Policy.StubUntil.Value.ToBytes(usage.TotalBytes);
-        var reserveFree = policy.Policy.ReserveFree.Value.ToBytes(usage.TotalBytes);
+        // Never less than twice the room the drive keeps for itself: applications' writes are refused below it
+        // (CacheReserve), so stubbing starts before they are (docs/decisions/0013-full-cache-volume.md).
+        var reserveFree = Math.Max(policy.Policy.ReserveFree.Value.ToBytes(usage.TotalBytes), 2 * CacheReserve.Bytes);
         if (usage.UsedBytes <= stubAbove && usage.AvailableBytes >= reserveFree)
         {
             _thresholdUnreachableReported = false;
