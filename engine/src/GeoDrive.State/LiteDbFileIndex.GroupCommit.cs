@@ -33,8 +33,6 @@ public sealed partial class LiteDbFileIndex
     // Deferred puts not yet committed, newest per path; what Get answers for them meanwhile.
     private readonly Dictionary<string, (BsonDocument Doc, GroupedWrite Write)> _unflushed = new(StringComparer.Ordinal);
 
-    // A deferred write's commit failed with nobody waiting: the next write or barrier reports it.
-    private Exception? _deferredFailure;
 
     // Committed documents of recent puts, newest per path (all under _groupGate). A queued put or delete
     // of a path takes the path out until its commit is known; a rename empties it and moves the epoch,
@@ -50,7 +48,6 @@ public sealed partial class LiteDbFileIndex
     /// </summary>
     private T WriteGrouped<T>(Func<T> write, bool durable = true, string? path = null, BsonDocument? doc = null)
     {
-        ThrowIfDeferredFailed();
         var mine = new GroupedWrite(() => write()) { Durable = durable, Path = path, Doc = doc };
         bool lead;
         lock (_groupGate)
@@ -87,7 +84,6 @@ public sealed partial class LiteDbFileIndex
     /// <summary>Queues an upsert of <paramref name="doc"/> without waiting for it; see the class summary.</summary>
     private void WriteDeferred(string path, BsonDocument doc)
     {
-        ThrowIfDeferredFailed();
         var mine = new GroupedWrite(() => _files.Upsert(doc)) { Deferred = true, Durable = false, Path = path, Doc = doc };
         bool lead;
         lock (_groupGate)
@@ -130,11 +126,57 @@ public sealed partial class LiteDbFileIndex
     /// </summary>
     private void Supersede(string path, bool byPut)
     {
-        if (byPut && _unflushed.TryGetValue(path, out var pending) && !pending.Write.Taken)
+        if (_unflushed.TryGetValue(path, out var pending))
         {
-            pending.Write.Superseded = true;
+            if (pending.Write.Failed)
+            {
+                // A deferred put whose commit failed, kept to be written again: this write of the path replaces it.
+                _unflushed.Remove(path);
+            }
+            else if (byPut && !pending.Write.Taken)
+            {
+                pending.Write.Superseded = true;
+            }
         }
         _recent.Remove(path);
+    }
+
+    /// <summary>
+    /// For <see cref="HealLocked"/>: the documents a failed commit may have lost, newest per path — recent puts (their
+    /// commit may not have reached the log) and deferred puts whose commit failed. <see cref="_recent"/> is emptied.
+    /// </summary>
+    private List<BsonDocument> RedoAfterHeal()
+    {
+        lock (_groupGate)
+        {
+            var redo = new Dictionary<string, BsonDocument>(_recent, StringComparer.Ordinal);
+            foreach (var (path, pending) in _unflushed)
+            {
+                if (pending.Write.Failed)
+                {
+                    redo[path] = pending.Doc;
+                }
+            }
+            _recentEpoch++;
+            _recent.Clear();
+            return [.. redo.Values];
+        }
+    }
+
+    /// <summary>The failed deferred puts among <paramref name="redone"/> are in the index now: Get reads them there.</summary>
+    private void RedoneAfterHeal(List<BsonDocument> redone)
+    {
+        lock (_groupGate)
+        {
+            foreach (var doc in redone)
+            {
+                var path = doc["_id"].AsString;
+                if (_unflushed.TryGetValue(path, out var pending) && pending.Write.Failed && ReferenceEquals(pending.Doc, doc))
+                {
+                    _unflushed.Remove(path);
+                }
+            }
+        }
     }
 
     /// <summary>The document for <paramref name="path"/> without a LiteDB read: a deferred put waiting for its commit, or a recent put's.</summary>
@@ -172,15 +214,6 @@ public sealed partial class LiteDbFileIndex
         {
             // Committed, so LiteDB's readers see them; no fsync is needed for that.
             WriteGrouped(static () => 0, durable: false);
-        }
-        ThrowIfDeferredFailed();
-    }
-
-    private void ThrowIfDeferredFailed()
-    {
-        if (Volatile.Read(ref _deferredFailure) is { } failure)
-        {
-            throw new InvalidOperationException($"The drive's index could not write a change: {failure.Message}", failure);
         }
     }
 
@@ -243,6 +276,14 @@ public sealed partial class LiteDbFileIndex
                 write.Error ??= ex;
             }
         }
+        foreach (var write in group)
+        {
+            if (write.Error is { } failed)
+            {
+                // LiteDB closes itself on a failed write: the next call opens it again (HealLocked).
+                BrokenBy(failed);
+            }
+        }
         GroupedWrite? next;
         lock (_groupGate)
         {
@@ -257,12 +298,19 @@ public sealed partial class LiteDbFileIndex
                 {
                     continue;
                 }
-                if (write.Error is { } failed)
+                var newest = _unflushed.TryGetValue(write.Path!, out var pending) && ReferenceEquals(pending.Write, write);
+                if (write.Error is not null)
                 {
-                    _deferredFailure ??= failed;
+                    // Nobody waits to hear it: the index is opened again at the next call (Write marked it broken).
+                    if (newest)
+                    {
+                        // Kept: Get still answers it, and the index writes it again once it is opened again (HealLocked).
+                        write.Failed = true;
+                        continue;
+                    }
                 }
-                // Committed (or failed for good): Get reads the index again, unless a newer deferral came.
-                if (_unflushed.TryGetValue(write.Path!, out var pending) && ReferenceEquals(pending.Write, write))
+                // Committed: Get reads the index again, unless a newer deferral came.
+                if (newest)
                 {
                     _unflushed.Remove(write.Path!);
                 }
@@ -354,6 +402,9 @@ public sealed partial class LiteDbFileIndex
 
         /// <summary>A newer put of the same path was queued before this one was taken: it is not written.</summary>
         public bool Superseded;
+
+        /// <summary>A deferred put whose commit failed (under <see cref="_groupGate"/>): written again when the index is opened again.</summary>
+        public bool Failed;
 
         public void Run()
         {

@@ -30,13 +30,17 @@ public sealed partial class LiteDbFileIndex : IFileIndex
     private readonly ReaderWriterLockSlim _access = new(LockRecursionPolicy.SupportsRecursion);
     private readonly LiteDbFileIndexOptions _options;
     private readonly IndexLockFile _lockFile;
-    private readonly LiteDatabase _db;
-    private readonly LogFileStream _log;
-    private readonly LogWriterBarrier _logWriter;
-    private readonly ILiteCollection<BsonDocument> _files;
-    private readonly ILiteCollection<BsonDocument> _events;
+    // Opened again (under the write lock) after LiteDB closed itself on a failed write: see Heal.
+    private LiteDatabase _db;
+    private LogFileStream _log;
+    private LogWriterBarrier _logWriter;
+    private ILiteCollection<BsonDocument> _files;
+    private ILiteCollection<BsonDocument> _events;
     private int _appendsSincePrune;
     private volatile bool _disposed;
+
+    // A write failed in LiteDB or its log (a full volume, say): LiteDB has closed itself, and the next call opens it again.
+    private volatile bool _broken;
 
     public LiteDbFileIndex(string databasePath)
         : this(databasePath, new LiteDbFileIndexOptions())
@@ -55,17 +59,9 @@ public sealed partial class LiteDbFileIndex : IFileIndex
 
         // The lock comes first: opening LiteDB replays its log, which must never race a live owner.
         _lockFile = IndexLockFile.Acquire(DatabasePath);
-        LiteEngine? engine = null;
         try
         {
-            _log = new LogFileStream(LogPath(DatabasePath));
-            engine = OpenEngine(DatabasePath, _log);
-            _logWriter = LogWriterBarrier.For(engine, _log, options.WriteTimeout);
-
-            // A private mapper: nothing else in the process can reconfigure BsonMapper.Global under us.
-            _db = new LiteDatabase(engine, new BsonMapper(), disposeOnClose: true);
-            _files = _db.GetCollection(FilesCollection, BsonAutoId.ObjectId);
-            _events = _db.GetCollection(EventsCollection, BsonAutoId.Int64);
+            OpenLiteDb();
             EnsureSchema();
             _logWriter.Wait();
             foreach (var file in new[] { DatabasePath, LogPath(DatabasePath), DatabasePath + ".lock" })
@@ -75,10 +71,99 @@ public sealed partial class LiteDbFileIndex : IFileIndex
         }
         catch
         {
-            engine?.Dispose();
+            _db?.Dispose();
             _log?.Dispose();
             _lockFile.Dispose();
             throw;
+        }
+    }
+
+    /// <summary>Opens LiteDB on the data file and its log (which it replays), with the lock file held.</summary>
+    [System.Diagnostics.CodeAnalysis.MemberNotNull(nameof(_db), nameof(_log), nameof(_logWriter), nameof(_files), nameof(_events))]
+    private void OpenLiteDb()
+    {
+        _log = new LogFileStream(LogPath(DatabasePath));
+        LiteEngine engine;
+        try
+        {
+            engine = OpenEngine(DatabasePath, _log);
+        }
+        catch
+        {
+            _log.Dispose();
+            throw;
+        }
+        _logWriter = LogWriterBarrier.For(engine, _log, _options.WriteTimeout);
+        // A private mapper: nothing else in the process can reconfigure BsonMapper.Global under us.
+        _db = new LiteDatabase(engine, new BsonMapper(), disposeOnClose: true);
+        _files = _db.GetCollection(FilesCollection, BsonAutoId.ObjectId);
+        _events = _db.GetCollection(EventsCollection, BsonAutoId.Int64);
+    }
+
+    /// <summary>
+    /// With the write lock held: after a write failed in LiteDB or its log (LiteDB then closes itself for good),
+    /// LiteDB is opened again from its files, which replays every write that reached the log; then the entries a
+    /// failed commit may have taken with it (recent puts, deferred puts that failed) are written again, durably.
+    /// So a full volume, once space is free again, never leaves the drive without its index until a restart.
+    /// Throws (and stays broken, to try again at the next call) while that still fails.
+    /// </summary>
+    private void HealLocked()
+    {
+        if (!_broken)
+        {
+            return;
+        }
+        // Not while the volume is still full: LiteDB's log writer, failing again, closes its engine from its own
+        // thread and waits for itself (LiteDB 5.0.20), which would hold this call for the whole write timeout.
+        var folder = Path.GetDirectoryName(DatabasePath)!;
+        if (new DriveInfo(folder).AvailableFreeSpace < HealRoom)
+        {
+            throw new GeoDriveException(ErrorIds.CacheVolumeFull, ErrorKind.ResourceUnavailable,
+                $"The drive's index cannot be written: the volume of '{folder}' is full.",
+                "Free space on the cache volume; the index opens again by itself at the next change.");
+        }
+        try
+        {
+            _db.Dispose();
+        }
+        catch (Exception ex) when (ex is LiteException or IOException or ObjectDisposedException or GeoDriveException)
+        {
+            // Already closed by the failure it met.
+        }
+        _log.Dispose();
+        OpenLiteDb();
+        var redo = RedoAfterHeal();
+        if (redo.Count > 0)
+        {
+            _db.BeginTrans();
+            try
+            {
+                foreach (var doc in redo)
+                {
+                    _files.Upsert(doc);
+                }
+                _db.Commit();
+            }
+            catch
+            {
+                _db.Rollback();
+                throw;
+            }
+            _logWriter.Wait();
+        }
+        RedoneAfterHeal(redo);
+        _broken = false;
+    }
+
+    /// <summary>Free space the volume must have again before the index is opened again after a failed write.</summary>
+    private const long HealRoom = 2L << 20;
+
+    /// <summary>Marks the index broken when a write or its flush failed in LiteDB or its log (see <see cref="HealLocked"/>).</summary>
+    private void BrokenBy(Exception ex)
+    {
+        if (ex is IOException or LiteException or GeoDriveException or ObjectDisposedException && !_disposed)
+        {
+            _broken = true;
         }
     }
 
@@ -261,11 +346,19 @@ public sealed partial class LiteDbFileIndex : IFileIndex
     private T Write<T>(Func<T> write, bool durable = true)
     {
         T result;
+        LogWriterBarrier logWriter;
         _access.EnterWriteLock();
         try
         {
             ThrowIfDisposed();
+            HealLocked();
+            logWriter = _logWriter;
             result = write();
+        }
+        catch (Exception ex)
+        {
+            BrokenBy(ex);
+            throw;
         }
         finally
         {
@@ -276,7 +369,15 @@ public sealed partial class LiteDbFileIndex : IFileIndex
         // Not durable (deferred writes only): the next durable write's wait covers these pages too.
         if (durable)
         {
-            _logWriter.Wait();
+            try
+            {
+                logWriter.Wait();
+            }
+            catch (Exception ex)
+            {
+                BrokenBy(ex);
+                throw;
+            }
         }
         return result;
     }
@@ -284,11 +385,29 @@ public sealed partial class LiteDbFileIndex : IFileIndex
     /// <summary>Runs one read while no write is under way (see <see cref="_access"/>).</summary>
     private T Read<T>(Func<T> read)
     {
+        if (_broken)
+        {
+            _access.EnterWriteLock();
+            try
+            {
+                ThrowIfDisposed();
+                HealLocked();
+            }
+            finally
+            {
+                _access.ExitWriteLock();
+            }
+        }
         _access.EnterReadLock();
         try
         {
             ThrowIfDisposed();
             return read();
+        }
+        catch (Exception ex)
+        {
+            BrokenBy(ex);
+            throw;
         }
         finally
         {
