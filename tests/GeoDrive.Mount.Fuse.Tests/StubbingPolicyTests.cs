@@ -107,6 +107,36 @@ public sealed class StubbingPolicyTests(S3ServerFixture s3) : IClassFixture<S3Se
         Assert.False((await rig.Store.HeadAsync("Reports/notes.txt"))!.Metadata.ContainsKey("department"));
     }
 
+    private static async Task<Dictionary<string, string>> ObjectTagsAsync(DriveRig rig, string key) =>
+        (await rig.S3.Client.GetObjectTaggingAsync(new Amazon.S3.Model.GetObjectTaggingRequest { BucketName = rig.Bucket, Key = key }))
+            .Tagging?.ToDictionary(t => t.Key, t => t.Value) ?? [];
+
+    [Fact]
+    public async Task With_objectTags_a_rule_s_tags_are_also_S3_object_tags_that_follow_a_rename_and_other_rules_stay_metadata_only()
+    {
+        var (rig, mounted) = await MountAsync("""
+              upload: { settle: 0s }
+              metadata:
+                - { paths: ["Legal/**"], tags: { retention: 7y, source: "${name}" }, objectTags: true }
+                - { paths: ["**"], tags: { site: paris } }
+            """);
+        await WriteAsync(mounted, "Legal/contract #4.pdf", 5_000, 1);
+        await WriteAsync(mounted, "Other/notes.txt", 5_000, 2);
+        await rig.Engine.TickAsync();
+
+        Assert.Equal(new Dictionary<string, string> { ["retention"] = "7y", ["source"] = "contract _4.pdf" }, await ObjectTagsAsync(rig, "Legal/contract #4.pdf"));
+        Assert.Empty(await ObjectTagsAsync(rig, "Other/notes.txt"));
+        var legal = (await rig.Store.HeadAsync("Legal/contract #4.pdf"))!.Metadata;
+        Assert.Equal(("7y", "paris"), (legal["retention"], legal["site"]));
+        Assert.DoesNotContain(legal.Keys, k => k.Contains("tagging", StringComparison.Ordinal));
+
+        // Renamed: copied in the bucket with the new name's tags.
+        File.Move(Path.Combine(mounted.Root, "Legal/contract #4.pdf"), Path.Combine(mounted.Root, "Legal/signed.pdf"));
+        await rig.Engine.TickAsync();
+        await rig.Engine.TickAsync();
+        Assert.Equal(new Dictionary<string, string> { ["retention"] = "7y", ["source"] = "signed.pdf" }, await ObjectTagsAsync(rig, "Legal/signed.pdf"));
+    }
+
     [Fact]
     public async Task Mirror_mode_never_stubs_by_access_wait_or_by_cache_threshold()
     {

@@ -186,6 +186,24 @@ public sealed class S3ObjectStoreTests(S3ServerFixture s3) : IClassFixture<S3Ser
         Assert.True(DateTime.UtcNow - started < TimeSpan.FromSeconds(15), $"took {DateTime.UtcNow - started}");
     }
 
+    [Theory]
+    [InlineData(1_000)]
+    [InlineData(6 * (int)MiB)]
+    public async Task Object_tags_given_with_the_metadata_become_the_object_s_tag_set_and_never_user_metadata(int size)
+    {
+        var bucket = s3.CreateBucket();
+        using var store = Store(bucket, threshold: 5 * MiB, partSize: 5 * MiB);
+        var metadata = new Dictionary<string, string> { ["retention"] = "7y", [ObjectTagging.MetadataKey] = "retention=7y&source=a%20b.pdf" };
+
+        await store.PutAsync("tagged.bin", new MemoryStream(new byte[size]), size, metadata);
+
+        var tagging = await s3.Client.GetObjectTaggingAsync(new Amazon.S3.Model.GetObjectTaggingRequest { BucketName = bucket, Key = "tagged.bin" });
+        Assert.Equal(new Dictionary<string, string> { ["retention"] = "7y", ["source"] = "a b.pdf" }, tagging.Tagging.ToDictionary(t => t.Key, t => t.Value));
+        var head = await store.HeadAsync("tagged.bin");
+        Assert.Equal("7y", head!.Metadata["retention"]);
+        Assert.False(head.Metadata.ContainsKey(ObjectTagging.MetadataKey));
+    }
+
     [Fact]
     public async Task A_request_the_client_cannot_send_is_a_store_error_never_an_unreachable_endpoint()
     {

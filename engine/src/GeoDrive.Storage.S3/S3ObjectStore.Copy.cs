@@ -8,6 +8,21 @@ namespace GeoDrive.Storage.S3;
 
 public sealed partial class S3ObjectStore
 {
+    /// <summary>
+    /// Sets the object tags given with <paramref name="metadata"/> (if any) on an object made by a copy or a multipart
+    /// upload: Ceph RGW keeps neither a copy's nor a multipart upload's tags, so they are put apart, everywhere alike.
+    /// </summary>
+    private async Task PutObjectTagsAsync(string key, IReadOnlyDictionary<string, string> metadata, CancellationToken cancellationToken)
+    {
+        if (!metadata.TryGetValue(ObjectTagging.MetadataKey, out var tagging))
+        {
+            return;
+        }
+        var tagSet = ObjectTagging.Parse(tagging).Select(t => new Tag { Key = t.Key, Value = t.Value }).ToList();
+        await OnAnyEndpointAsync(key, client => client.PutObjectTaggingAsync(
+            new PutObjectTaggingRequest { BucketName = _options.Bucket, Key = key, Tagging = new Tagging { TagSet = tagSet } }, cancellationToken), cancellationToken);
+    }
+
     public async Task<ObjectInfo> CopyAsync(string sourceKey, string destinationKey, ObjectVersion expected, IReadOnlyDictionary<string, string>? metadata, IMultipartObserver? observer, CancellationToken cancellationToken = default)
     {
         var source = await HeadAsync(sourceKey, cancellationToken) ?? throw new GeoDriveException(ErrorIds.ObjectNotFound, ErrorKind.ObjectNotFound,
@@ -36,12 +51,14 @@ public sealed partial class S3ObjectStore
                     ETagToMatch = string.IsNullOrEmpty(expected.ETag) ? null : expected.ETag,
                     MetadataDirective = metadata is null ? S3MetadataDirective.COPY : S3MetadataDirective.REPLACE,
                 };
-                foreach (var (name, value) in metadata ?? new Dictionary<string, string>())
-                {
-                    request.Metadata[name] = value;
-                }
+                ObjectHeaders.Apply(metadata ?? new Dictionary<string, string>(), request.Metadata);
                 return client.CopyObjectAsync(request, cancellationToken);
             }, cancellationToken);
+        }
+        if (metadata is not null)
+        {
+            // The new name's object tags: Ceph RGW drops a copy's tags whatever its tagging directive says.
+            await PutObjectTagsAsync(destinationKey, metadata, cancellationToken);
         }
         // What later readers see (a copy's own answer may lack the ETag, as a multipart completion's does on Ceph).
         return await HeadAsync(destinationKey, cancellationToken)

@@ -85,6 +85,7 @@ public sealed partial class S3ObjectStore
                 PartETags = [.. etags],
             }, cancellationToken), cancellationToken);
             observer?.Ended(uploadId);
+            await PutObjectTagsAsync(key, metadata, cancellationToken);
         }
         catch (Exception ex)
         {
@@ -116,9 +117,9 @@ public sealed partial class S3ObjectStore
     private async Task<string> InitiateAsync(string key, IReadOnlyDictionary<string, string> metadata, IMultipartObserver? observer, CancellationToken cancellationToken)
     {
         var initiate = new InitiateMultipartUploadRequest { BucketName = _options.Bucket, Key = key };
-        foreach (var (name, value) in metadata)
+        if (ObjectHeaders.Apply(metadata, initiate.Metadata) is { } tags)
         {
-            initiate.Metadata[name] = value;
+            initiate.TagSet = tags;
         }
         observer?.Starting();
         string uploadId;

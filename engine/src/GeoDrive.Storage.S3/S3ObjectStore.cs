@@ -83,9 +83,9 @@ public sealed partial class S3ObjectStore : IObjectStore, IDisposable
             {
                 var body = new MemoryStream(buffer, 0, (int)length, writable: false);
                 var request = new PutObjectRequest { BucketName = _options.Bucket, Key = key, InputStream = body, AutoCloseStream = true, UseChunkEncoding = false };
-                foreach (var (name, value) in metadata)
+                if (ObjectHeaders.Apply(metadata, request.Metadata) is { } tags)
                 {
-                    request.Metadata[name] = value;
+                    request.TagSet = tags;
                 }
                 return client.PutObjectAsync(request, cancellationToken);
             }, cancellationToken);

@@ -103,6 +103,22 @@ public sealed class PolicyEvaluatorTests
     }
 
     [Fact]
+    public void Object_tags_come_only_from_rules_with_objectTags_true_at_most_ten()
+    {
+        var e = Evaluator("spec:\n  metadata:\n    - { paths: [\"**\"], tags: { owner: it } }\n    - { paths: [\"Legal/\"], tags: { retention: 10y }, objectTags: true }\n");
+        Assert.Equal(new Dictionary<string, string> { ["retention"] = "10y" }, e.ObjectTagsFor("Legal/contract.pdf"));
+        Assert.Empty(e.ObjectTagsFor("Other/contract.pdf"));
+        Assert.Equal(new Dictionary<string, string> { ["owner"] = "it", ["retention"] = "10y" }, e.TagsFor("Legal/contract.pdf"));
+
+        var many = string.Join(", ", Enumerable.Range(0, 10).Select(i => $"t{i}: v"));
+        var twelve = Evaluator($"spec:\n  metadata:\n    - {{ paths: [\"**\"], tags: {{ {many} }}, objectTags: true }}\n    - {{ paths: [\"**\"], tags: {{ t0: w, extra: x }}, objectTags: true }}\n");
+        var tags = twelve.ObjectTagsFor("a.bin");
+        Assert.Equal(10, tags.Count);
+        Assert.Equal("w", tags["t0"]);
+        Assert.False(tags.ContainsKey("extra"));
+    }
+
+    [Fact]
     public void Processes_are_treated_by_their_rules_and_otherwise_normally()
     {
         Assert.Equal(new ProcessTreatment(SyncAction.Skip, SyncAction.Skip, SyncAction.Skip, RecallAction.Deny), Finance.ProcessTreatmentFor("msmpeng.exe"));

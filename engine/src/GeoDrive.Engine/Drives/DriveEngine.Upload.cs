@@ -116,6 +116,7 @@ public sealed partial class DriveEngine
                     var metadata = ObjectLayout.MetadataFor(hashes.Sha256, local.Size, local.ModifiedUtc, local.Mode);
                     metadata[ObjectLayout.SiteKey] = SiteId;
                     ObjectLayout.AddTags(metadata, _policy.TagsFor(path), path, local.ModifiedUtc);
+                    ObjectLayout.AddObjectTags(metadata, _policy.ObjectTagsFor(path), path, local.ModifiedUtc);
                     ObjectInfo put;
                     Transfers.UploadStarted(local.Size);
                     try

@@ -406,6 +406,7 @@ public sealed partial class DriveEngine
                     metadata = ObjectLayout.MetadataFor(sha256, entry.Size, entry.ModifiedUtc, mode);
                     metadata[ObjectLayout.SiteKey] = SiteId;
                     ObjectLayout.AddTags(metadata, _policy.TagsFor(path), path, entry.ModifiedUtc);
+                    ObjectLayout.AddObjectTags(metadata, _policy.ObjectTagsFor(path), path, entry.ModifiedUtc);
                 }
             }
             ObjectInfo copied;

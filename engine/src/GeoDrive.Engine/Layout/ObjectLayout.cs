@@ -24,6 +24,12 @@ public static class ObjectLayout
     /// <summary>User metadata: the id of the drive (site) that wrote the object, so a site tells its own uploads from another's.</summary>
     public const string SiteKey = "geodrive-site";
 
+    /// <summary>
+    /// Not user metadata: the object tags (x-amz-tagging) the store puts on the object, as a URL-encoded query
+    /// ("name=value&amp;…"). No policy tag can take this name (tags named geodrive-* are never written).
+    /// </summary>
+    public const string ObjectTaggingKey = Core.Model.ObjectTagging.MetadataKey;
+
     /// <summary>Object key for a drive path: the drive's prefix followed by the path exactly as written.</summary>
     public static string KeyFor(string prefix, string path) => prefix + path;
 
@@ -49,6 +55,26 @@ public static class ObjectLayout
                 metadata[key] = Policies.Model.TagVariables.Expand(value, path, modifiedUtc, Environment.MachineName);
             }
         }
+    }
+
+    /// <summary>
+    /// Adds the policy's object tags for a file (rules with objectTags: true): names as written, values with their
+    /// variables filled in and any character S3 refuses in a tag (outside letters, digits, spaces and + - = . _ : / @)
+    /// as '_', at most 256 characters. Nothing is added when there are none.
+    /// </summary>
+    public static void AddObjectTags(Dictionary<string, string> metadata, IReadOnlyDictionary<string, string> tags, string path, DateTimeOffset modifiedUtc)
+    {
+        if (tags.Count == 0)
+        {
+            return;
+        }
+        var pairs = tags.Select(t =>
+        {
+            var value = new string(Policies.Model.TagVariables.Expand(t.Value, path, modifiedUtc, Environment.MachineName)
+                .Select(c => char.IsAsciiLetterOrDigit(c) || " +-=._:/@".Contains(c, StringComparison.Ordinal) ? c : '_').ToArray());
+            return Uri.EscapeDataString(t.Key) + "=" + Uri.EscapeDataString(value.Length > 256 ? value[..256] : value);
+        });
+        metadata[ObjectTaggingKey] = string.Join('&', pairs);
     }
 
     /// <summary>True for an ETag that is the MD5 of the whole object (a single PUT), not a multipart "…-N" one.</summary>

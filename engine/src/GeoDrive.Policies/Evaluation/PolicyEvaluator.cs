@@ -80,6 +80,32 @@ public sealed class PolicyEvaluator
         return tags;
     }
 
+    /// <summary>
+    /// The tags also written as S3 object tags (rules with objectTags: true), in rule order with later values
+    /// overriding earlier ones; S3 keeps at most 10 on an object, so the first 10 names are kept.
+    /// </summary>
+    public IReadOnlyDictionary<string, string> ObjectTagsFor(string path)
+    {
+        var tags = new Dictionary<string, string>(StringComparer.Ordinal);
+        foreach (var rule in Policy.Metadata)
+        {
+            if (rule.ObjectTags is { Value: true } && rule.MatchFor(path) is not null)
+            {
+                foreach (var (key, value) in rule.Tags)
+                {
+                    if (tags.ContainsKey(key) || tags.Count < MaxObjectTags)
+                    {
+                        tags[key] = value.Value;
+                    }
+                }
+            }
+        }
+        return tags;
+    }
+
+    /// <summary>S3's limit of tags on one object.</summary>
+    public const int MaxObjectTags = 10;
+
     /// <summary>How a process (by image name) is treated: for each setting the last applying rule that sets it, else the default.</summary>
     public ProcessTreatment ProcessTreatmentFor(string imageName)
     {

@@ -182,7 +182,7 @@ internal sealed partial class PolicyReader
         for (var i = 0; i < list.Children.Count; i++)
         {
             var path = $"spec.metadata[{i}]";
-            if (ReadSection(list.Children[i], path, "paths", "tags") is not { } rule)
+            if (ReadSection(list.Children[i], path, "paths", "tags", "objectTags") is not { } rule)
             {
                 continue;
             }
@@ -192,7 +192,7 @@ internal sealed partial class PolicyReader
             {
                 ReadTags(tagsNode, rule.PathOf("tags"), tags);
             }
-            rules.Add(new MetadataRule(paths, tags, At(rule.Anchor)));
+            rules.Add(new MetadataRule(paths, tags, At(rule.Anchor), Bool(rule, "objectTags")));
         }
         return rules;
     }

@@ -53,7 +53,7 @@ public sealed partial class EffectivePolicy
         {
             var m = Metadata[i];
             var tags = string.Join(", ", m.Tags.Select(t => $"{t.Key}: {t.Value.Value}"));
-            settings.Add(new($"spec.metadata[{i}]", $"paths: {Paths(m.Paths)}; tags: {{ {tags} }}", m.Origin));
+            settings.Add(new($"spec.metadata[{i}]", $"paths: {Paths(m.Paths)}; tags: {{ {tags} }}{(m.ObjectTags is { Value: true } ? "; objectTags: true" : "")}", m.Origin));
         }
         for (var i = 0; i < ProcessExcludes.Count; i++)
         {

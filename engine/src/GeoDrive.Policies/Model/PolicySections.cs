@@ -50,11 +50,15 @@ public sealed record UploadSettings
     public PolicyValue<TimeSpan>? UpdateWait { get; init; }
 }
 
-/// <summary>spec.metadata[]: tags put on the objects of matching files.</summary>
+/// <summary>
+/// spec.metadata[]: tags put on the objects of matching files, as user metadata; with <see cref="ObjectTags"/> true,
+/// also as S3 object tags (x-amz-tagging), which bucket lifecycle rules can match.
+/// </summary>
 public sealed record MetadataRule(
     IReadOnlyList<PathPattern> Paths,
     IReadOnlyDictionary<string, PolicyValue<string>> Tags,
-    SourceLocation Origin)
+    SourceLocation Origin,
+    PolicyValue<bool>? ObjectTags = null)
 {
     public PathPattern? MatchFor(string path) => Paths.FirstOrDefault(p => p.Glob.AppliesTo(path));
 }
