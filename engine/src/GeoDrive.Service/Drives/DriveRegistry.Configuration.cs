@@ -23,15 +23,15 @@ public sealed partial class DriveRegistry
         {
             var definition = Definition(name);
 
-            var policyPaths = request.PolicyPaths?.Where(p => !string.IsNullOrWhiteSpace(p)).Select(FullPolicyPath).ToArray();
+            var policyPaths = request.PolicyPaths?.Where(p => !string.IsNullOrWhiteSpace(p)).Select(DriveRequests.FullPolicyPath).ToArray();
             var policyChanged = policyPaths is not null && !policyPaths.SequenceEqual(definition.PolicyPaths, StringComparer.Ordinal);
             // A bad file is refused whole, with file:line:column, exactly as New-CloudDrive refuses it.
             var policy = policyChanged ? PolicySet.Read(policyPaths!) : null;
 
-            var endpoints = request.Endpoints is null ? null : EndpointsOf(request.Endpoints);
+            var endpoints = request.Endpoints is null ? null : DriveRequests.EndpointsOf(request.Endpoints);
             var endpointChanged = endpoints is not null && !endpoints.SequenceEqual([definition.Endpoint, .. definition.AdditionalEndpoints], StringComparer.Ordinal);
 
-            var credential = CredentialOf(request);
+            var credential = DriveRequests.CredentialOf(request);
             var credentialChanged = credential is not null && !SameCredential(credential, _config.LoadCredential(definition.Name));
 
             if (endpointChanged || credentialChanged)
@@ -135,39 +135,6 @@ public sealed partial class DriveRegistry
         {
             _passGate.Release();
         }
-    }
-
-    private static string FullPolicyPath(string path) =>
-        Path.IsPathFullyQualified(path)
-            ? Path.GetFullPath(path)
-            : throw Invalid($"The policy path '{path}' is not absolute.", "Give full paths (Set-CloudDrive resolves relative ones against the current folder).");
-
-    /// <summary>Normalised URLs, first one the primary; the rest are used round-robin with it, as New-CloudDrive -Endpoint a, b does.</summary>
-    private static string[] EndpointsOf(string[] endpoints)
-    {
-        var given = endpoints.Where(e => !string.IsNullOrWhiteSpace(e)).ToArray();
-        if (given.Length == 0)
-        {
-            throw Invalid("No endpoint was given.", "Give the S3 endpoint as a URL, e.g. http://127.0.0.1:9000, or leave -Endpoint out.");
-        }
-        return given.Select(e => Uri.TryCreate(e, UriKind.Absolute, out var uri) && (uri.Scheme == "http" || uri.Scheme == "https")
-                ? uri.ToString().TrimEnd('/')
-                : throw Invalid($"'{e}' is not an http(s) endpoint URL.", "Give the S3 endpoint as a URL, e.g. http://127.0.0.1:9000 or https://s3.example.com."))
-            .Distinct(StringComparer.Ordinal).ToArray();
-    }
-
-    private static DriveCredential? CredentialOf(SetDriveRequest request)
-    {
-        if (request.AccessKey is null && request.SecretKey is null)
-        {
-            return null;
-        }
-        if (string.IsNullOrEmpty(request.AccessKey) || string.IsNullOrEmpty(request.SecretKey))
-        {
-            throw Invalid("An access key was given without a secret key, or the other way round.",
-                "Pass -Credential with the access key as user name and the secret key as password.");
-        }
-        return new DriveCredential { AccessKey = request.AccessKey, SecretKey = request.SecretKey };
     }
 
     private static bool SameCredential(DriveCredential a, DriveCredential b) =>

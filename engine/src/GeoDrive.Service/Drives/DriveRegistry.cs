@@ -1,5 +1,4 @@
 using System.Collections.Concurrent;
-using System.Text.RegularExpressions;
 using GeoDrive.Api;
 using GeoDrive.Core.Errors;
 using GeoDrive.Core.Model;
@@ -70,7 +69,8 @@ public sealed partial class DriveRegistry(ServiceOptions options, IClock clock, 
         await _gate.WaitAsync(cancellationToken);
         try
         {
-            var definition = Validate(request);
+            var definition = DriveRequests.NewDefinition(request, _definitions, platform.FrontEnd.ServesCacheInPlace);
+            DriveRequests.CheckFolders(definition, platform.FrontEnd.ServesCacheInPlace);
             var loaded = PolicySet.Read(definition.PolicyPaths);
             var policy = loaded.Policy;
             var credential = definition.CredentialKind == DriveCredential.KindProfile
@@ -363,7 +363,4 @@ public sealed partial class DriveRegistry(ServiceOptions options, IClock clock, 
             $"The cloud drive '{definition.Name}' is not running: {_startErrors.GetValueOrDefault(definition.Name) ?? "it failed to start"}.",
             "Fix the cause shown by Get-CloudDrive, then run Mount-CloudDrive.");
     }
-
-    [GeneratedRegex("^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")]
-    private static partial Regex DriveNameRegex();
 }

@@ -1,26 +1,32 @@
+using System.Text.RegularExpressions;
 using GeoDrive.Api;
 using GeoDrive.Core.Errors;
 
 namespace GeoDrive.Service.Drives;
 
-public sealed partial class DriveRegistry
+/// <summary>
+/// What a request to make or change a drive must be, checked before anything is touched: names, paths (and
+/// that no other drive uses them), endpoints, bucket and credentials. Pure but for <see cref="CheckFolders"/>,
+/// which looks at the file system. Unit-tested in DriveRequestsTests.
+/// </summary>
+internal static partial class DriveRequests
 {
     /// <summary>
-    /// Everything about a new drive that can be checked without touching anything: its name, its
-    /// paths, and that no other drive already uses its cache. Endpoint and policies are checked next.
+    /// Everything about a new drive that can be checked without touching anything: its name, its paths, and that
+    /// no drive of <paramref name="existing"/> already uses its cache or mount. <paramref name="inPlace"/>: the
+    /// front end serves the cache folder itself (ProjFS).
     /// </summary>
-    private DriveDefinition Validate(NewDriveRequest request)
+    public static DriveDefinition NewDefinition(NewDriveRequest request, IReadOnlyCollection<DriveDefinition> existing, bool inPlace)
     {
-        if (!DriveNameRegex().IsMatch(request.Name ?? ""))
+        if (!NameRegex().IsMatch(request.Name ?? ""))
         {
             throw Invalid($"'{request.Name}' is not a valid drive name.", "Use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit.");
         }
-        if (_definitions.Any(d => string.Equals(d.Name, request.Name, StringComparison.OrdinalIgnoreCase)))
+        if (existing.Any(d => string.Equals(d.Name, request.Name, StringComparison.OrdinalIgnoreCase)))
         {
             throw new GeoDriveException(ErrorIds.DriveExists, ErrorKind.ResourceExists,
                 $"A cloud drive named '{request.Name}' already exists.", "Choose another name, or remove the existing drive with Remove-CloudDrive.");
         }
-        var inPlace = platform.FrontEnd.ServesCacheInPlace;
         if (inPlace)
         {
             ValidateInPlace(request);
@@ -41,7 +47,7 @@ public sealed partial class DriveRegistry
             throw new GeoDriveException(ErrorIds.CachePathInvalid, ErrorKind.InvalidArgument,
                 $"The cache path '{cache}' and the mount path '{mount}' overlap.", "Use two separate folders: the cache holds the data, the mount shows it.");
         }
-        var other = _definitions.FirstOrDefault(d => IsSameOrInside(cache, d.CachePath) || IsSameOrInside(d.CachePath, cache));
+        var other = existing.FirstOrDefault(d => IsSameOrInside(cache, d.CachePath) || IsSameOrInside(d.CachePath, cache));
         if (other is not null)
         {
             throw new GeoDriveException(ErrorIds.CachePathInUse, ErrorKind.ResourceExists,
@@ -50,27 +56,12 @@ public sealed partial class DriveRegistry
         }
         if (!inPlace)
         {
-            var otherMount = _definitions.FirstOrDefault(d => IsSameOrInside(mount, d.MountPath) || IsSameOrInside(d.MountPath, mount));
+            var otherMount = existing.FirstOrDefault(d => IsSameOrInside(mount, d.MountPath) || IsSameOrInside(d.MountPath, mount));
             if (otherMount is not null)
             {
                 throw new GeoDriveException(ErrorIds.MountPathNotEmpty, ErrorKind.ResourceExists,
                     $"The mount path '{mount}' is already used by the cloud drive '{otherMount.Name}'.", "Give every drive its own empty mount folder.");
             }
-        }
-        if (File.Exists(cache))
-        {
-            throw new GeoDriveException(ErrorIds.CachePathInvalid, ErrorKind.InvalidArgument,
-                $"The cache path '{cache}' is a file.", "Give a folder (it is created if missing).");
-        }
-        if (!inPlace && !Directory.Exists(mount))
-        {
-            throw new GeoDriveException(ErrorIds.MountPathNotFound, ErrorKind.ObjectNotFound,
-                $"The mount path '{mount}' does not exist.", $"Create it first (mkdir -p {mount}); it must be an empty folder.");
-        }
-        if (!inPlace && Directory.EnumerateFileSystemEntries(mount).Any())
-        {
-            throw new GeoDriveException(ErrorIds.MountPathNotEmpty, ErrorKind.InvalidArgument,
-                $"The mount path '{mount}' is not empty.", "Mount over an empty folder; move its contents away (or into the drive after mounting).");
         }
         var endpoint = EndpointUrl(request.Endpoint);
         var additional = (request.AdditionalEndpoints ?? []).Select(EndpointUrl).Select(u => u.ToString().TrimEnd('/'))
@@ -109,7 +100,62 @@ public sealed partial class DriveRegistry
         };
     }
 
-    private static Uri EndpointUrl(string? url) =>
+
+    /// <summary>The folders a new drive will use, as they are now: the cache must not be a file, the mount folder must exist and be empty.</summary>
+    public static void CheckFolders(DriveDefinition definition, bool inPlace)
+    {
+        var (cache, mount) = (definition.CachePath, definition.MountPath);
+        if (File.Exists(cache))
+        {
+            throw new GeoDriveException(ErrorIds.CachePathInvalid, ErrorKind.InvalidArgument,
+                $"The cache path '{cache}' is a file.", "Give a folder (it is created if missing).");
+        }
+        if (!inPlace && !Directory.Exists(mount))
+        {
+            throw new GeoDriveException(ErrorIds.MountPathNotFound, ErrorKind.ObjectNotFound,
+                $"The mount path '{mount}' does not exist.", $"Create it first (mkdir -p {mount}); it must be an empty folder.");
+        }
+        if (!inPlace && Directory.EnumerateFileSystemEntries(mount).Any())
+        {
+            throw new GeoDriveException(ErrorIds.MountPathNotEmpty, ErrorKind.InvalidArgument,
+                $"The mount path '{mount}' is not empty.", "Mount over an empty folder; move its contents away (or into the drive after mounting).");
+        }
+    }
+
+    public static string FullPolicyPath(string path) =>
+        Path.IsPathFullyQualified(path)
+            ? Path.GetFullPath(path)
+            : throw Invalid($"The policy path '{path}' is not absolute.", "Give full paths (Set-CloudDrive resolves relative ones against the current folder).");
+
+    /// <summary>Normalised URLs, first one the primary; the rest are used round-robin with it, as New-CloudDrive -Endpoint a, b does.</summary>
+    public static string[] EndpointsOf(string[] endpoints)
+    {
+        var given = endpoints.Where(e => !string.IsNullOrWhiteSpace(e)).ToArray();
+        if (given.Length == 0)
+        {
+            throw Invalid("No endpoint was given.", "Give the S3 endpoint as a URL, e.g. http://127.0.0.1:9000, or leave -Endpoint out.");
+        }
+        return given.Select(e => Uri.TryCreate(e, UriKind.Absolute, out var uri) && (uri.Scheme == "http" || uri.Scheme == "https")
+                ? uri.ToString().TrimEnd('/')
+                : throw Invalid($"'{e}' is not an http(s) endpoint URL.", "Give the S3 endpoint as a URL, e.g. http://127.0.0.1:9000 or https://s3.example.com."))
+            .Distinct(StringComparer.Ordinal).ToArray();
+    }
+
+    public static DriveCredential? CredentialOf(SetDriveRequest request)
+    {
+        if (request.AccessKey is null && request.SecretKey is null)
+        {
+            return null;
+        }
+        if (string.IsNullOrEmpty(request.AccessKey) || string.IsNullOrEmpty(request.SecretKey))
+        {
+            throw Invalid("An access key was given without a secret key, or the other way round.",
+                "Pass -Credential with the access key as user name and the secret key as password.");
+        }
+        return new DriveCredential { AccessKey = request.AccessKey, SecretKey = request.SecretKey };
+    }
+
+    public static Uri EndpointUrl(string? url) =>
         Uri.TryCreate(url, UriKind.Absolute, out var endpoint) && (endpoint.Scheme == "http" || endpoint.Scheme == "https")
             ? endpoint
             : throw Invalid($"'{url}' is not an http(s) endpoint URL.", "Give the S3 endpoint as a URL, e.g. http://127.0.0.1:9000 or https://s3.example.com.");
@@ -137,13 +183,16 @@ public sealed partial class DriveRegistry
     /// <summary>Windows paths compare case-insensitively.</summary>
     private static StringComparison PathComparison => OperatingSystem.IsWindows() ? StringComparison.OrdinalIgnoreCase : StringComparison.Ordinal;
 
-    internal static bool IsSameOrInside(string path, string folder)
+    public static bool IsSameOrInside(string path, string folder)
     {
         path = Path.TrimEndingDirectorySeparator(path);
         folder = Path.TrimEndingDirectorySeparator(folder);
         return string.Equals(path, folder, PathComparison) || path.StartsWith(folder + Path.DirectorySeparatorChar, PathComparison);
     }
 
-    private static GeoDriveException Invalid(string message, string remedy) =>
+    public static GeoDriveException Invalid(string message, string remedy) =>
         new(ErrorIds.InvalidRequest, ErrorKind.InvalidArgument, message, remedy);
+
+    [GeneratedRegex("^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")]
+    private static partial Regex NameRegex();
 }
