@@ -79,7 +79,7 @@ public sealed class DriveHost : IAsyncDisposable
         };
         OwnerOnly.Folder(engineOptions.InternalPath);
         var index = LiteDbFileIndex.Open(Path.Combine(engineOptions.InternalPath, "index.db"));
-        var store = new S3ObjectStore(StoreOptions(definition, credential, policy));
+        var store = DriveStores.Open(definition, credential, policy);
         try
         {
             var logger = loggers.CreateLogger($"GeoDrive.Drive.{definition.Name}");
@@ -105,25 +105,6 @@ public sealed class DriveHost : IAsyncDisposable
             throw;
         }
     }
-
-    public static S3StoreOptions StoreOptions(DriveDefinition definition, DriveCredential credential, PolicyEvaluator? policy = null) => new()
-    {
-        MultipartThreshold = Math.Max(policy?.Policy.MultipartThreshold.Value ?? PolicyDefaults.MultipartThreshold, policy?.Policy.PartSize.Value ?? PolicyDefaults.PartSize),
-        PartSize = policy?.Policy.PartSize.Value ?? PolicyDefaults.PartSize,
-        MultipartUploadThreads = policy?.Policy.MultipartUploadThreads.Value ?? PolicyDefaults.MultipartUploadThreads,
-        // Every upload and its parts, and every recall and its ranges, may hold a connection at once.
-        MaxConnectionsPerEndpoint = Math.Max(16,
-            ((policy?.Policy.UploadThreads.Value ?? PolicyDefaults.UploadThreads) * (policy?.Policy.MultipartUploadThreads.Value ?? PolicyDefaults.MultipartUploadThreads))
-            + ((policy?.Policy.RestoreThreads.Value ?? PolicyDefaults.RestoreThreads) * (policy?.Policy.MultipartRestoreThreads.Value ?? PolicyDefaults.MultipartRestoreThreads))),
-        Endpoint = new Uri(definition.Endpoint),
-        AdditionalEndpoints = definition.AdditionalEndpoints.Select(u => new Uri(u)).ToArray(),
-        Bucket = definition.Bucket,
-        Prefix = definition.Prefix,
-        Region = definition.Region,
-        ForcePathStyle = definition.ForcePathStyle,
-        AccessKey = credential.AccessKey,
-        SecretKey = credential.SecretKey,
-    };
 
     public void Mount()
     {

@@ -36,19 +36,7 @@ public sealed partial class DriveRegistry
 
             if (endpointChanged || credentialChanged)
             {
-                var options = DriveHost.StoreOptions(definition, credential ?? _config.LoadCredential(definition.Name));
-                using var probe = new S3ObjectStore(new S3StoreOptions
-                {
-                    Endpoint = new Uri(endpoints?[0] ?? definition.Endpoint),
-                    AdditionalEndpoints = (endpoints?[1..] ?? definition.AdditionalEndpoints).Select(u => new Uri(u)).ToArray(),
-                    Bucket = options.Bucket,
-                    Prefix = options.Prefix,
-                    Region = options.Region,
-                    ForcePathStyle = options.ForcePathStyle,
-                    AccessKey = options.AccessKey,
-                    SecretKey = options.SecretKey,
-                });
-                await probe.CheckAccessAsync(cancellationToken);
+                await DriveStores.ProbeAsync(definition, credential ?? _config.LoadCredential(definition.Name), endpoints, cancellationToken);
             }
 
             if (policyChanged)

@@ -76,10 +76,7 @@ public sealed partial class DriveRegistry(ServiceOptions options, IClock clock, 
             var credential = definition.CredentialKind == DriveCredential.KindProfile
                 ? LoadCredential(definition)
                 : new DriveCredential { AccessKey = request.AccessKey, SecretKey = request.SecretKey };
-            using (var probe = new S3ObjectStore(DriveHost.StoreOptions(definition, credential)))
-            {
-                await probe.CheckAccessAsync(cancellationToken);
-            }
+            await DriveStores.ProbeAsync(definition, credential, null, cancellationToken);
 
             Directory.CreateDirectory(definition.CachePath);
             var host = await DriveHost.OpenAsync(definition, credential, policy, clock, loggers, platform, null, l => KeepLastGoodPolicy(definition.Name, l), cancellationToken);
