@@ -13,9 +13,6 @@ namespace GeoDrive.Service.Drives;
 /// </summary>
 public sealed partial class DriveRegistry
 {
-    /// <summary>Held by each scheduler pass over one drive, and while a drive's store is restarted.</summary>
-    private readonly SemaphoreSlim _passGate = new(1, 1);
-
     public async Task<DriveInfo> ReconfigureAsync(string name, SetDriveRequest request, CancellationToken cancellationToken)
     {
         await _gate.WaitAsync(cancellationToken);
@@ -80,8 +77,7 @@ public sealed partial class DriveRegistry
     /// </summary>
     private async Task RestartStoreAsync(DriveDefinition definition, string[]? endpoints, DriveCredential? credential, CancellationToken cancellationToken)
     {
-        await _passGate.WaitAsync(cancellationToken);
-        try
+        using (await _passes.ExclusiveAsync(cancellationToken))
         {
             if (_drives.TryRemove(definition.Name, out var old))
             {
@@ -118,10 +114,6 @@ public sealed partial class DriveRegistry
                 }
                 throw;
             }
-        }
-        finally
-        {
-            _passGate.Release();
         }
     }
 

@@ -25,6 +25,7 @@ public sealed partial class DriveRegistry(ServiceOptions options, IClock clock, 
     private readonly ConcurrentDictionary<string, DriveHost> _drives = new(StringComparer.OrdinalIgnoreCase);
     private readonly List<DriveDefinition> _definitions = [];
     private readonly SemaphoreSlim _gate = new(1, 1);
+    private readonly DrivePasses _passes = new(TimeProvider.System, loggers.CreateLogger("GeoDrive.Service"));
     private readonly ILogger _logger = loggers.CreateLogger("GeoDrive.Service");
     private readonly TaskCompletionSource _restored = new(TaskCreationOptions.RunContinuationsAsynchronously);
 
@@ -117,17 +118,12 @@ public sealed partial class DriveRegistry(ServiceOptions options, IClock clock, 
         {
             var definition = Definition(name);
             // Not in the middle of a scheduler pass over this drive (an upload or stub half-way).
-            await _passGate.WaitAsync(cancellationToken);
-            try
+            using (await _passes.ExclusiveAsync(cancellationToken))
             {
                 if (_drives.TryRemove(definition.Name, out var host))
                 {
                     await host.DisposeAsync();
                 }
-            }
-            finally
-            {
-                _passGate.Release();
             }
             _definitions.Remove(definition);
             _config.SaveDefinitions(_definitions);
@@ -191,34 +187,17 @@ public sealed partial class DriveRegistry(ServiceOptions options, IClock clock, 
     protected override async Task ExecuteAsync(CancellationToken stoppingToken)
     {
         await RestoreAsync(stoppingToken);
-        using var timer = new PeriodicTimer(options.TickInterval);
-        while (await timer.WaitForNextTickAsync(stoppingToken))
-        {
-            foreach (var host in _drives.Values.ToList())
+        await _passes.RunAsync<DriveHost>(options.TickInterval,
+            () => [.. _drives.Values.Select(h => (h.Definition.Name, h))],
+            host => _drives.TryGetValue(host.Definition.Name, out var current) && ReferenceEquals(current, host),
+            async (host, cancellationToken) =>
             {
-                // One drive's pass at a time with Set-CloudDrive's store restart (DriveRegistry.Configuration.cs).
-                await _passGate.WaitAsync(stoppingToken);
-                try
-                {
-                    if (!_drives.TryGetValue(host.Definition.Name, out var current) || !ReferenceEquals(current, host))
-                    {
-                        continue;
-                    }
-                    host.ReloadPolicyIfChanged();
-                    await host.Engine.TickAsync(stoppingToken);
-                    // A sample per pass keeps the status window's rates current between status queries.
-                    host.Engine.Transfers.Snapshot(clock.UtcNow);
-                }
-                catch (Exception ex) when (ex is not OperationCanceledException)
-                {
-                    _logger.LogError(ex, "Drive {Name}: scheduler pass failed", host.Definition.Name);
-                }
-                finally
-                {
-                    _passGate.Release();
-                }
-            }
-        }
+                host.ReloadPolicyIfChanged();
+                await host.Engine.TickAsync(cancellationToken);
+                // A sample per pass keeps the status window's rates current between status queries.
+                host.Engine.Transfers.Snapshot(clock.UtcNow);
+            },
+            stoppingToken);
     }
 
     public override async Task StopAsync(CancellationToken cancellationToken)
