@@ -53,8 +53,8 @@ public sealed class RecallJobSchedulerTests : IDisposable
         _folder.Dispose();
     }
 
-    private RecallJobScheduler NewScheduler() => new(
-        new RecallJobDrive("d1", () => DriveRig.Evaluator(Policy), () => _stubs, (path, ct) => _recall(path, ct),
+    private RecallJobScheduler NewScheduler(Func<string, CancellationToken, Task>? recall = null) => new(
+        new RecallJobDrive("d1", () => DriveRig.Evaluator(Policy), () => _stubs, recall ?? ((path, ct) => _recall(path, ct)),
             (kind, _, message, errorId) =>
             {
                 lock (_events)
@@ -94,14 +94,15 @@ public sealed class RecallJobSchedulerTests : IDisposable
     [Fact]
     public async Task A_run_left_running_by_a_killed_service_is_interrupted_and_runs_again_at_the_next_start()
     {
-        var scheduler = NewScheduler();
-        scheduler.Register(Daily6());
+        // The killed run's recalls never finish, however many it has started: its scheduler keeps this
+        // delegate, not the field the restarted one reads.
         var entered = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-        _recall = async (path, ct) =>
+        var scheduler = NewScheduler(async (path, ct) =>
         {
             entered.TrySetResult();
             await Task.Delay(Timeout.Infinite, ct);
-        };
+        });
+        scheduler.Register(Daily6());
         _clock.Advance(TimeSpan.FromHours(1));
         scheduler.StartDue();
         await entered.Task;
@@ -109,7 +110,6 @@ public sealed class RecallJobSchedulerTests : IDisposable
         Assert.Equal(RecallJobResult.Running, _index.ReadRecallJobs().Single().LastResult);
 
         // The next start reads the store afresh: the run left Running is Interrupted, and its slot is still due.
-        _recall = Recorded;
         var restarted = NewScheduler();
         Assert.Equal(RecallJobResult.Interrupted, restarted.List().Single().Record.LastResult);
         restarted.StartDue();
