@@ -1,6 +1,7 @@
 using System.Runtime.InteropServices;
 using System.Text;
 using GeoDrive.Core.Model;
+using GeoDrive.Core.Paths;
 using GeoDrive.Mount.Fuse.Native;
 
 namespace GeoDrive.Mount.Fuse;
@@ -13,13 +14,13 @@ public sealed partial class FuseMount
 
     // The root's mode, owner and times are the mount folder's (MountRoot); the cache folder stays private.
     internal int ChMod(string fusePath, uint mode) =>
-        IsRoot(fusePath, out var root) ? root.ChMod(mode) : Guarded(fusePath, local => LibC.ChMod(local, mode));
+        IsRoot(fusePath, out var root) ? root.ChMod(mode) : Guarded(fusePath, path => _cache.ChMod(path, mode));
 
     internal int ChOwn(string fusePath, uint uid, uint gid) =>
-        IsRoot(fusePath, out var root) ? root.ChOwn(uid, gid) : Guarded(fusePath, local => LibC.LChOwn(local, uid, gid));
+        IsRoot(fusePath, out var root) ? root.ChOwn(uid, gid) : Guarded(fusePath, path => _cache.ChOwn(path, uid, gid));
 
     internal int UTimens(string fusePath, nint times) =>
-        IsRoot(fusePath, out var root) ? root.UTimens(times) : Guarded(fusePath, local => LibC.UTimensAt(LibC.AtFdCwd, local, times, LibC.AtSymlinkNoFollow));
+        IsRoot(fusePath, out var root) ? root.UTimens(times) : Guarded(fusePath, path => _cache.UTimens(path, times));
 
     private bool IsRoot(string? fusePath, out MountRoot root)
     {
@@ -42,8 +43,11 @@ public sealed partial class FuseMount
         }
         if (name != StateAttribute)
         {
-            var n = LibC.LGetXAttr(Local(path), name, (nint)value, (nuint)size);
-            return n >= 0 ? (int)n : LibC.NegativeErrno();
+            return _cache.WithDescriptor(path, BeneathCache.ORdOnly, fd =>
+            {
+                var n = LibC.FGetXAttr(fd, name, (nint)value, (nuint)size);
+                return n >= 0 ? (int)n : LibC.NegativeErrno();
+            });
         }
         if (_drive.GetStateAttribute(path) is not { } state)
         {
@@ -59,20 +63,24 @@ public sealed partial class FuseMount
         {
             return -Errno.ENOENT;
         }
-        var local = Local(path);
-        var length = LibC.LListXAttr(local, 0, 0);
+        byte[] names = [];
+        var length = (nint)_cache.WithDescriptor(path, BeneathCache.ORdOnly, fd =>
+        {
+            var needed = LibC.FListXAttr(fd, 0, 0);
+            if (needed <= 0)
+            {
+                return needed < 0 ? LibC.NegativeErrno() : 0;
+            }
+            names = new byte[(int)needed];
+            fixed (byte* p = names)
+            {
+                var listed = LibC.FListXAttr(fd, (nint)p, (nuint)names.Length);
+                return listed >= 0 ? (int)listed : LibC.NegativeErrno();
+            }
+        });
         if (length < 0)
         {
-            return LibC.NegativeErrno();
-        }
-        var names = new byte[(int)length];
-        fixed (byte* p = names)
-        {
-            length = names.Length == 0 ? 0 : LibC.LListXAttr(local, (nint)p, (nuint)names.Length);
-        }
-        if (length < 0)
-        {
-            return LibC.NegativeErrno();
+            return (int)length;
         }
         // The engine's own attributes on the cache file (a stub's mark) are not the application's to see.
         var all = Encoding.UTF8.GetString(names, 0, (int)length).Split('\0', StringSplitOptions.RemoveEmptyEntries)
@@ -87,10 +95,10 @@ public sealed partial class FuseMount
     }
 
     internal int SetXAttr(string fusePath, string name, nint value, nuint size, int flags) =>
-        IsEngineAttribute(name) ? -Errno.EPERM : Guarded(fusePath, local => LibC.LSetXAttr(local, name, value, size, flags));
+        IsEngineAttribute(name) ? -Errno.EPERM : Guarded(fusePath, path => _cache.WithDescriptor(path, BeneathCache.ORdOnly, fd => LibC.FSetXAttr(fd, name, value, size, flags) == 0 ? 0 : LibC.NegativeErrno()));
 
     internal int RemoveXAttr(string fusePath, string name) =>
-        IsEngineAttribute(name) ? -Errno.EPERM : Guarded(fusePath, local => LibC.LRemoveXAttr(local, name));
+        IsEngineAttribute(name) ? -Errno.EPERM : Guarded(fusePath, path => _cache.WithDescriptor(path, BeneathCache.ORdOnly, fd => LibC.FRemoveXAttr(fd, name) == 0 ? 0 : LibC.NegativeErrno()));
 
     /// <summary>user.geodrive.*: the state (read-only) and the engine's marks (hidden), never set or removed through the mount.</summary>
     private static bool IsEngineAttribute(string name) => name.StartsWith("user.geodrive.", StringComparison.Ordinal);
@@ -110,14 +118,11 @@ public sealed partial class FuseMount
         return bytes.Length;
     }
 
+    /// <summary>A call on a drive path (0 or -errno), refused for the engine's internal folder.</summary>
     private int Guarded(string fusePath, Func<string, int> call)
     {
         var path = Relative(fusePath);
-        if (_drive.IsInternalPath(path))
-        {
-            return -Errno.ENOENT;
-        }
-        return call(Local(path)) == 0 ? 0 : LibC.NegativeErrno();
+        return _drive.IsInternalPath(path) ? -Errno.ENOENT : call(path);
     }
 
     /// <summary>The process behind the current request: its id and image name (/proc/PID/comm); pid 0 is the kernel.</summary>
@@ -141,12 +146,12 @@ public sealed partial class FuseMount
     }
 
     /// <summary>A file or folder made through the mount belongs to the caller, as on any file system.</summary>
-    private unsafe void SetOwnerToCaller(string local)
+    private unsafe void SetOwnerToCaller(string path)
     {
         var context = Native.LibFuse.GetContext();
         if (_runningAsRoot && context is not null)
         {
-            LibC.LChOwn(local, context->Uid, context->Gid);
+            _cache.ChOwn(path, context->Uid, context->Gid);
         }
     }
 }

@@ -56,10 +56,10 @@ public sealed partial class FuseMount
                 return 0;
         }
 
-        var descriptor = LibC.Open(Local(path), flags & ~(LibC.OCreat | LibC.OExcl), 0);
+        var descriptor = _cache.Open(path, flags & ~(LibC.OCreat | LibC.OExcl), 0);
         if (descriptor < 0)
         {
-            var errno = LibC.NegativeErrno();
+            var errno = descriptor;
             ReleaseAndReport(target, modified: false, caller);
             return errno;
         }
@@ -83,13 +83,12 @@ public sealed partial class FuseMount
         {
             return -Errno.ENAMETOOLONG;
         }
-        var local = Local(path);
-        var descriptor = LibC.Open(local, flags | LibC.OCreat, mode);
+        var descriptor = _cache.Open(path, flags | LibC.OCreat, mode);
         if (descriptor < 0)
         {
-            return LibC.NegativeErrno();
+            return descriptor;
         }
-        SetOwnerToCaller(local);
+        SetOwnerToCaller(path);
         var caller = CurrentCaller();
         var target = _open.Acquire(path);
         _open.MarkModified(target);
@@ -228,7 +227,7 @@ public sealed partial class FuseMount
         {
             var decision = Wait(_drive.OpenAsync(path, caller, size == 0 ? OpenIntent.Truncate : OpenIntent.Write));
             result = decision != OpenDecision.Local ? -Errno.EACCES
-                : LibC.Truncate(Local(path), size) == 0 ? 0 : LibC.NegativeErrno();
+                : _cache.Truncate(path, size);
         }
         finally
         {

@@ -24,15 +24,10 @@ public sealed partial class FuseMount
         {
             return -Errno.ENOENT;
         }
-        var local = Local(path);
-        if (LibC.LStat(local, stat) == 0)
-        {
-            return 0;
-        }
-        var errno = LibC.NegativeErrno();
+        var errno = _cache.Stat(path, stat);
         if (errno == -Errno.ENOENT && path.Length > 0 && Wait(_drive.LookupMissingAsync(path, CurrentCaller())))
         {
-            return LibC.LStat(local, stat) == 0 ? 0 : LibC.NegativeErrno();
+            return _cache.Stat(path, stat);
         }
         return errno;
     }
@@ -45,18 +40,16 @@ public sealed partial class FuseMount
             return -Errno.ENOENT;
         }
         Wait(_drive.BeforeEnumerateAsync(path, CurrentCaller()));
-        var local = Local(path);
-        if (!Directory.Exists(local))
+        if (_cache.Names(path, out var names) is var listed and < 0)
         {
-            return -Errno.ENOENT;
+            return listed;
         }
         if (!add(".") || !add(".."))
         {
             return 0;
         }
-        foreach (var entry in Directory.EnumerateFileSystemEntries(local))
+        foreach (var name in names)
         {
-            var name = Path.GetFileName(entry);
             if (path.Length == 0 && _drive.IsInternalPath(name))
             {
                 continue;
@@ -80,12 +73,11 @@ public sealed partial class FuseMount
         {
             return -Errno.ENAMETOOLONG;
         }
-        var local = Local(path);
-        if (LibC.MkDir(local, mode) != 0)
+        if (_cache.MkDir(path, mode) is var made and < 0)
         {
-            return LibC.NegativeErrno();
+            return made;
         }
-        SetOwnerToCaller(local);
+        SetOwnerToCaller(path);
         _drive.Created(path, CurrentCaller(), isDirectory: true);
         return 0;
     }
@@ -97,9 +89,9 @@ public sealed partial class FuseMount
         {
             return -Errno.ENOENT;
         }
-        if (LibC.Unlink(Local(path)) != 0)
+        if (_cache.Unlink(path) is var unlinked and < 0)
         {
-            return LibC.NegativeErrno();
+            return unlinked;
         }
         _drive.Deleted(path, CurrentCaller(), isDirectory: false);
         return 0;
@@ -112,9 +104,9 @@ public sealed partial class FuseMount
         {
             return -Errno.ENOENT;
         }
-        if (LibC.RmDir(Local(path)) != 0)
+        if (_cache.RmDir(path) is var removed and < 0)
         {
-            return LibC.NegativeErrno();
+            return removed;
         }
         _drive.Deleted(path, CurrentCaller(), isDirectory: true);
         return 0;
@@ -137,11 +129,10 @@ public sealed partial class FuseMount
         {
             return -Errno.ENAMETOOLONG;
         }
-        var localFrom = Local(from);
-        var isDirectory = Directory.Exists(localFrom);
-        if (LibC.RenameAt2(LibC.AtFdCwd, localFrom, LibC.AtFdCwd, Local(to), flags) != 0)
+        var isDirectory = Directory.Exists(Local(from));
+        if (_cache.Rename(from, to, flags) is var renamed and < 0)
         {
-            return LibC.NegativeErrno();
+            return renamed;
         }
         _open.Rename(from, to);
         _drive.Renamed(from, to, CurrentCaller(), isDirectory);

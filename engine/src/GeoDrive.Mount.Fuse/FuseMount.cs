@@ -36,6 +36,7 @@ public sealed partial class FuseMount : IDisposable
     private readonly ILogger _logger;
     private readonly OpenFiles _open = new();
     private readonly CacheSpace _space;
+    private readonly CacheFolder _cache;
     private readonly bool _runningAsRoot = LibC.GetEUid() == 0;
     private readonly ManualResetEventSlim _loopEnded = new(false);
     private GCHandle _self;
@@ -51,6 +52,7 @@ public sealed partial class FuseMount : IDisposable
         _options = options;
         _logger = options.Logger;
         _space = new CacheSpace(drive.CachePath);
+        _cache = new CacheFolder(drive.CachePath);
         _drive.LocalCopyReplaced += ForgetCached;
     }
 

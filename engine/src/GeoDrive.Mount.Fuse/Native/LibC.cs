@@ -11,7 +11,6 @@ internal static partial class LibC
 {
     private const string Library = "libc.so.6";
 
-    public const int AtFdCwd = -100;
     public const int AtSymlinkNoFollow = 0x100;
     public const int MntDetach = 2;
     public const uint RenameNoReplace = 1;
@@ -39,9 +38,6 @@ internal static partial class LibC
     [LibraryImport(Library, EntryPoint = "ftruncate", SetLastError = true)]
     public static partial int FTruncate(int fd, long length);
 
-    [LibraryImport(Library, EntryPoint = "truncate", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
-    public static partial int Truncate(string path, long length);
-
     [LibraryImport(Library, EntryPoint = "fsync", SetLastError = true)]
     public static partial int FSync(int fd);
 
@@ -57,23 +53,8 @@ internal static partial class LibC
     [LibraryImport(Library, EntryPoint = "statvfs", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
     public static partial int StatVfs(string path, nint statVfsBuffer);
 
-    [LibraryImport(Library, EntryPoint = "mkdir", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
-    public static partial int MkDir(string path, uint mode);
-
-    [LibraryImport(Library, EntryPoint = "rmdir", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
-    public static partial int RmDir(string path);
-
-    [LibraryImport(Library, EntryPoint = "unlink", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
-    public static partial int Unlink(string path);
-
     [LibraryImport(Library, EntryPoint = "renameat2", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
     public static partial int RenameAt2(int oldDirFd, string oldPath, int newDirFd, string newPath, uint flags);
-
-    [LibraryImport(Library, EntryPoint = "chmod", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
-    public static partial int ChMod(string path, uint mode);
-
-    [LibraryImport(Library, EntryPoint = "lchown", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
-    public static partial int LChOwn(string path, uint uid, uint gid);
 
     [LibraryImport(Library, EntryPoint = "utimensat", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
     public static partial int UTimensAt(int dirFd, string path, nint times, int flags);
@@ -87,17 +68,34 @@ internal static partial class LibC
     [LibraryImport(Library, EntryPoint = "futimens", SetLastError = true)]
     public static partial int FUTimens(int fd, nint times);
 
-    [LibraryImport(Library, EntryPoint = "lgetxattr", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
-    public static partial nint LGetXAttr(string path, string name, nint value, nuint size);
+    public const int AtRemoveDir = 0x200;
 
-    [LibraryImport(Library, EntryPoint = "lsetxattr", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
-    public static partial int LSetXAttr(string path, string name, nint value, nuint size, int flags);
+    [LibraryImport(Library, EntryPoint = "fchmodat", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    public static partial int FChModAt(int dirFd, string name, uint mode, int flags);
 
-    [LibraryImport(Library, EntryPoint = "llistxattr", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
-    public static partial nint LListXAttr(string path, nint list, nuint size);
+    [LibraryImport(Library, EntryPoint = "fchownat", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    public static partial int FChOwnAt(int dirFd, string name, uint uid, uint gid, int flags);
 
-    [LibraryImport(Library, EntryPoint = "lremovexattr", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
-    public static partial int LRemoveXAttr(string path, string name);
+    [LibraryImport(Library, EntryPoint = "fstatat", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    public static partial int FStatAt(int dirFd, string name, nint statBuffer, int flags);
+
+    [LibraryImport(Library, EntryPoint = "mkdirat", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    public static partial int MkDirAt(int dirFd, string name, uint mode);
+
+    [LibraryImport(Library, EntryPoint = "unlinkat", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    public static partial int UnlinkAt(int dirFd, string name, int flags);
+
+    [LibraryImport(Library, EntryPoint = "fgetxattr", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    public static partial nint FGetXAttr(int fd, string name, nint value, nuint size);
+
+    [LibraryImport(Library, EntryPoint = "fsetxattr", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    public static partial int FSetXAttr(int fd, string name, nint value, nuint size, int flags);
+
+    [LibraryImport(Library, EntryPoint = "flistxattr", SetLastError = true)]
+    public static partial nint FListXAttr(int fd, nint list, nuint size);
+
+    [LibraryImport(Library, EntryPoint = "fremovexattr", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    public static partial int FRemoveXAttr(int fd, string name);
 
     [LibraryImport(Library, EntryPoint = "umount2", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
     public static partial int UMount2(string target, int flags);
