@@ -78,4 +78,52 @@ public sealed class PlantedLinkTests(S3ServerFixture s3) : IClassFixture<S3Serve
         Assert.Equal(ErrorIds.PlantedLink, refused.ErrorId);
         Assert.Equal("hers", await File.ReadAllTextAsync(Path.Combine(_outside.Path, "a.txt")));
     }
+
+    [Fact]
+    public async Task Uploads_send_no_byte_of_a_file_outside_the_cache_while_a_cache_folder_and_a_link_are_swapped()
+    {
+        // 100 Dirty files in docs; beside docs, docs.link points to a folder whose files of the same names and
+        // sizes are not the drive's. A thread swaps the two names as fast as it can while the engine uploads:
+        // a check of the path before the open loses that race, an open beneath the cache never does.
+        var files = Enumerable.Range(0, 100).Select(i => $"docs/f{i:D3}.txt").ToList();
+        foreach (var path in files)
+        {
+            await _rig.WriteAsync(path, System.Text.Encoding.UTF8.GetBytes($"the drive's {path}"));
+            await File.WriteAllTextAsync(Path.Combine(_outside.Path, Path.GetFileName(path)), $"NOT THE DRIVE {path}");
+        }
+        File.CreateSymbolicLink(_rig.Local("docs.link"), _outside.Path);
+
+        using (var swapper = new NameSwapper(_rig.Local("docs"), _rig.Local("docs.link")))
+        {
+            foreach (var path in files)
+            {
+                try
+                {
+                    await _rig.Engine.UploadAsync(path);
+                }
+                catch (GeoDriveException ex) when (ex.ErrorId == ErrorIds.PlantedLink)
+                {
+                }
+                catch (IOException)
+                {
+                    // The file was not where the link check saw it (the swap moved it on).
+                }
+            }
+        }
+
+        foreach (var path in files)
+        {
+            var stored = await _rig.ObjectBytesAsync(path);
+            Assert.False(stored is not null && System.Text.Encoding.UTF8.GetString(stored).StartsWith("NOT THE DRIVE", StringComparison.Ordinal),
+                $"{path} went up with the bytes of the file outside the cache");
+        }
+        // Once nothing races, every file goes up with its own bytes.
+        await _rig.Engine.TickAsync();
+        await _rig.Engine.WhenUploadsIdleAsync();
+        foreach (var path in files)
+        {
+            await _rig.Engine.UploadAsync(path);
+            Assert.Equal($"the drive's {path}", System.Text.Encoding.UTF8.GetString(await _rig.ObjectBytesAsync(path) ?? []));
+        }
+    }
 }

@@ -1,4 +1,3 @@
-using System.Runtime.InteropServices;
 using GeoDrive.TestSupport;
 
 namespace GeoDrive.Mount.Fuse.Tests;
@@ -12,7 +11,7 @@ namespace GeoDrive.Mount.Fuse.Tests;
 /// every step of the path (openat2 RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS) never does.
 /// </summary>
 [System.Runtime.Versioning.SupportedOSPlatform("linux")]
-public sealed partial class CacheLinkTests(S3ServerFixture s3) : MountedDriveTests, IClassFixture<S3ServerFixture>
+public sealed class CacheLinkTests(S3ServerFixture s3) : MountedDriveTests, IClassFixture<S3ServerFixture>
 {
     /// <summary>Opens that reach the service through a path the kernel knows as a folder; while it holds a lookup that met the link (for the entry timeout), opens fail before they reach it.</summary>
     private const int Served = 60;
@@ -27,7 +26,7 @@ public sealed partial class CacheLinkTests(S3ServerFixture s3) : MountedDriveTes
     }
 
     /// <summary>docs/a.txt written through the mount; beside docs in the cache, docs.link: a link to a folder outside that holds its own a.txt.</summary>
-    private async Task<(FuseMountedDrive Mounted, string Theirs, Swapper Swapper)> RacedAsync()
+    private async Task<(FuseMountedDrive Mounted, string Theirs, NameSwapper Swapper)> RacedAsync()
     {
         var rig = Cleanup.Push(new DriveRig(s3));
         var mounted = Mount(rig.Engine);
@@ -38,7 +37,7 @@ public sealed partial class CacheLinkTests(S3ServerFixture s3) : MountedDriveTes
         await File.WriteAllTextAsync(theirs, Theirs);
         File.SetUnixFileMode(theirs, UnixFileMode.UserRead | UnixFileMode.UserWrite);
         File.CreateSymbolicLink(rig.Local("docs.link"), _outside.Path);
-        return (mounted, theirs, Cleanup.Push(new Swapper(rig.Local("docs"), rig.Local("docs.link"))));
+        return (mounted, theirs, Cleanup.Push(new NameSwapper(rig.Local("docs"), rig.Local("docs.link"))));
     }
 
     [Fact]
@@ -103,40 +102,5 @@ public sealed partial class CacheLinkTests(S3ServerFixture s3) : MountedDriveTes
         Assert.Equal(Theirs, await File.ReadAllTextAsync(theirs));
         Assert.Equal(UnixFileMode.UserRead | UnixFileMode.UserWrite, File.GetUnixFileMode(theirs));
         Assert.True(written > 0, "no write went through the mount at all");
-    }
-
-    /// <summary>Exchanges two names in the cache (atomically, both always exist) on its own thread until disposed.</summary>
-    private sealed partial class Swapper : IDisposable
-    {
-        private const uint RenameExchange = 2;
-        private readonly Thread _thread;
-        private volatile bool _stop;
-
-        public Swapper(string one, string other)
-        {
-            _thread = new Thread(() =>
-            {
-                while (!_stop)
-                {
-                    if (RenameAt2(-100, one, -100, other, RenameExchange) != 0)
-                    {
-                        throw new IOException($"renameat2 failed: errno {Marshal.GetLastPInvokeError()}");
-                    }
-                    Swaps++;
-                }
-            }) { IsBackground = true };
-            _thread.Start();
-        }
-
-        public long Swaps { get; private set; }
-
-        public void Dispose()
-        {
-            _stop = true;
-            _thread.Join();
-        }
-
-        [LibraryImport("libc", EntryPoint = "renameat2", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
-        private static partial int RenameAt2(int oldDirFd, string oldPath, int newDirFd, string newPath, uint flags);
     }
 }

@@ -76,6 +76,8 @@ public sealed class SyncUploadTests(S3ServerFixture s3) : IClassFixture<S3Server
     public async Task A_file_only_read_is_not_uploaded_again_on_close()
     {
         File.WriteAllBytes(Mounted("read.bin"), [9, 9]);
+        // The kernel sends the write's release after close() returned: counted once it is in.
+        await _mounted.WaitForClosesAsync();
         var uploads = _rig.Engine.ReadEvents(kind: DriveEventKind.Upload).Count;
 
         Assert.Equal([9, 9], File.ReadAllBytes(Mounted("read.bin")));

@@ -49,7 +49,7 @@ public sealed class ProjFsMountedDrive : IMountedDrive
 
     public ValueTask DisposeAsync()
     {
-        _rig.Engine.LocalStubs = SparseFileStubs.Instance;
+        _rig.Engine.LocalStubs = new SparseFileStubs(_rig.CachePath);
         _mount.Dispose();
         return ValueTask.CompletedTask;
     }

@@ -13,7 +13,8 @@ public sealed partial class S3ObjectStore
 
     /// <summary>
     /// Parts go up <see cref="S3StoreOptions.MultipartUploadThreads"/> at a time. From a file, each
-    /// part is read by the SDK straight from its offset, so memory does not grow with the part size;
+    /// part is read in place at its offset through the file's own handle (never by its name again), so
+    /// memory does not grow with the part size;
     /// from any other stream, parts are read in order into one rented buffer per part in flight.
     /// A part that fails is retried with backoff and jitter; if the upload still fails or is
     /// cancelled, it is aborted, so no orphaned parts stay behind.
@@ -24,7 +25,7 @@ public sealed partial class S3ObjectStore
         var partSize = _options.PartSize;
         var partCount = (int)((length + partSize - 1) / partSize);
         var etags = new PartETag[partCount];
-        var sourceFile = content is FileStream { CanSeek: true } file ? file.Name : null;
+        var sourceFile = content is FileStream { CanSeek: true } file ? file.SafeFileHandle : null;
         using var inFlight = new SemaphoreSlim(_options.MultipartUploadThreads);
         using var failed = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         var parts = new List<Task>(partCount);
@@ -146,7 +147,7 @@ public sealed partial class S3ObjectStore
         }
     }
 
-    private async Task<PartETag> UploadPartAsync(string key, string uploadId, int number, string? sourceFile, long offset, int size, byte[]? buffer, CancellationToken cancellationToken)
+    private async Task<PartETag> UploadPartAsync(string key, string uploadId, int number, Microsoft.Win32.SafeHandles.SafeFileHandle? sourceFile, long offset, int size, byte[]? buffer, CancellationToken cancellationToken)
     {
         var response = await OnAnyEndpointWithRetriesAsync(key, client =>
         {
@@ -159,15 +160,9 @@ public sealed partial class S3ObjectStore
                 PartSize = size,
                 UseChunkEncoding = false,
             };
-            if (sourceFile is not null)
-            {
-                request.FilePath = sourceFile;
-                request.FilePosition = offset;
-            }
-            else
-            {
-                request.InputStream = new MemoryStream(buffer!, 0, size, writable: false);
-            }
+            request.InputStream = sourceFile is not null
+                ? new FileSegmentStream(sourceFile, offset, size)
+                : new MemoryStream(buffer!, 0, size, writable: false);
             return client.UploadPartAsync(request, cancellationToken);
         }, cancellationToken);
         return new PartETag(number, response.ETag);

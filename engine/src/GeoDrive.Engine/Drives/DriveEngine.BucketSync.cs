@@ -219,7 +219,7 @@ public sealed partial class DriveEngine
         entry.ObjectKey = key;
         entry.LastError = null;
         _life.Apply(entry, FileChange.BucketChanged);
-        LocalFile.MakeStub(DataPath(entry.Path), entry.Size, entry.ModifiedUtc, MarkFor(entry, key));
+        LocalFile.MakeStub(Options.CachePath, DataPath(entry.Path), entry.Size, entry.ModifiedUtc, MarkFor(entry, key));
         LocalCopyReplaced?.Invoke(entry.Path);
     }
 
@@ -426,7 +426,7 @@ public sealed partial class DriveEngine
         _life.Apply(entry, FileChange.FoundAsStub);
         try
         {
-            LocalFile.CreateStub(local, entry.Size, entry.ModifiedUtc, RecordedMode(head), MarkFor(entry, head.Key));
+            LocalFile.CreateStub(Options.CachePath, local, entry.Size, entry.ModifiedUtc, RecordedMode(head), MarkFor(entry, head.Key));
         }
         catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
         {

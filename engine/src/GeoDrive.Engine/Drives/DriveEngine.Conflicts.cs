@@ -78,7 +78,7 @@ public sealed partial class DriveEngine
             entry.DirtySinceUtc = null;
             entry.LastError = null;
             _life.Apply(entry, FileChange.KeptBoth);
-            LocalFile.CreateStub(LocalPath(path), entry.Size, entry.ModifiedUtc, RecordedMode(current), MarkFor(entry, key));
+            LocalFile.CreateStub(Options.CachePath, LocalPath(path), entry.Size, entry.ModifiedUtc, RecordedMode(current), MarkFor(entry, key));
             _pathsChecked.Mark(path, _clock.UtcNow, _policy.UpdateWait);
             LocalCopyReplaced?.Invoke(path);
             Record(DriveEventKind.Conflict, path,

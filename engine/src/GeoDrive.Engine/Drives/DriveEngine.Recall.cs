@@ -185,7 +185,7 @@ public sealed partial class DriveEngine
         var token = session.Cancellation.Token;
         try
         {
-            using var file = File.OpenHandle(DataPath(session.Path), FileMode.Open, FileAccess.ReadWrite, FileShare.ReadWrite, FileOptions.Asynchronous);
+            using var file = BeneathCache.OpenHandle(Options.CachePath, LocalPath(session.Path), FileMode.Open, FileAccess.ReadWrite);
             var threads = session.RangeCount == 1 ? 1 : Math.Min(session.RangeCount, Math.Max(1, _policy.Policy.MultipartRestoreThreads.Value));
             var workers = new List<Task>(threads + 1) { HashAsync(session, file, token) };
             for (var i = 0; i < threads; i++)
@@ -343,10 +343,11 @@ public sealed partial class DriveEngine
                 throw Mismatch(path, key);
             }
             entry.Checksum ??= sha256;
-            File.SetLastWriteTimeUtc(localPath, entry.ModifiedUtc.UtcDateTime);
             // On disk before the index says Cached and the mark goes: a power cut must not leave a "Cached" file of zeros.
-            using (var written = new FileStream(localPath, FileMode.Open, FileAccess.ReadWrite, FileShare.ReadWrite | FileShare.Delete))
+            using (var handle = BeneathCache.OpenHandle(Options.CachePath, localPath, FileMode.Open, FileAccess.ReadWrite))
+            using (var written = new FileStream(handle, FileAccess.ReadWrite, bufferSize: 0))
             {
+                File.SetLastWriteTimeUtc(handle, entry.ModifiedUtc.UtcDateTime);
                 written.Flush(flushToDisk: true);
             }
             StubMark.Clear(localPath);
@@ -404,7 +405,7 @@ public sealed partial class DriveEngine
         {
             try
             {
-                LocalFile.MakeStub(localPath, entry.Size, entry.ModifiedUtc, MarkFor(entry, key));
+                LocalFile.MakeStub(Options.CachePath, localPath, entry.Size, entry.ModifiedUtc, MarkFor(entry, key));
             }
             catch (FileNotFoundException)
             {

@@ -77,7 +77,7 @@ public sealed partial class DriveEngine
                         // An interrupted recall: its partial bytes came from the bucket and go again.
                         if (!ThroughLink(entry.Path))
                         {
-                            LocalFile.MakeStub(localPath, entry.Size, entry.ModifiedUtc, MarkFor(entry, stubKey));
+                            LocalFile.MakeStub(Options.CachePath, localPath, entry.Size, entry.ModifiedUtc, MarkFor(entry, stubKey));
                         }
                         _life.Apply(entry, FileChange.RecallFailed);
                         report.StubsRepaired++;
@@ -92,7 +92,7 @@ public sealed partial class DriveEngine
                     else if (StubMark.Read(localPath) is null)
                     {
                         // A stub from before stubs were marked (or whose marking a crash cut short): marked now.
-                        StubMark.Write(localPath, MarkFor(entry, stubKey));
+                        StubMark.Write(Options.CachePath, localPath, MarkFor(entry, stubKey));
                     }
                     TrackDisplaced(entry);
                     break;
@@ -187,7 +187,7 @@ public sealed partial class DriveEngine
         StubMark.Clear(LocalPath(conflictPath));
         var stub = StubFromMark(path, mark);
         _life.Apply(stub, FileChange.FoundAsStub);
-        LocalFile.CreateStub(LocalPath(path), stub.Size, stub.ModifiedUtc, local.Mode, mark);
+        LocalFile.CreateStub(Options.CachePath, LocalPath(path), stub.Size, stub.ModifiedUtc, local.Mode, mark);
         TrackDisplaced(stub);
         Record(DriveEventKind.Conflict, path,
             $"The stub was written into while the service was down: those bytes were kept as '{conflictPath}', and '{path}' is a stub again.");

@@ -52,7 +52,7 @@ public sealed partial class DriveEngine
                 throw ChangedSinceUpload(path);
             }
             // MD5 only where the object's ETag is one (a single PUT); computed later if the HEAD says so.
-            var hashes = await FileHashes.ComputeAsync(localPath, withMd5: ObjectLayout.IsPlainMd5(entry.ETag), cancellationToken);
+            var hashes = await FileHashes.ComputeAsync(Options.CachePath, localPath, withMd5: ObjectLayout.IsPlainMd5(entry.ETag), cancellationToken);
             if (hashes.Sha256 != entry.Checksum || hashes.Length != entry.Size)
             {
                 MarkDirty(entry, local.Value);
@@ -62,7 +62,7 @@ public sealed partial class DriveEngine
             var head = await _store.HeadAsync(key, cancellationToken);
             if (head is not null && hashes.Md5 is null && ObjectLayout.IsPlainMd5(head.ETag))
             {
-                hashes = await FileHashes.ComputeAsync(localPath, withMd5: true, cancellationToken);
+                hashes = await FileHashes.ComputeAsync(Options.CachePath, localPath, withMd5: true, cancellationToken);
             }
             if (head is not null && !IsSameVersion(entry, head))
             {
@@ -89,7 +89,7 @@ public sealed partial class DriveEngine
             {
                 throw ChangedSinceUpload(path);
             }
-            StubMark.Write(localPath, MarkFor(entry, key));
+            StubMark.Write(Options.CachePath, localPath, MarkFor(entry, key));
             try
             {
                 LocalStubs.MakeStub(entry, localPath);

@@ -100,11 +100,11 @@ public sealed partial class DriveEngine
                 if (local.Size <= SinglePutBytes)
                 {
                     whole = ArrayPool<byte>.Shared.Rent((int)Math.Max(1, local.Size + 1));
-                    hashes = await FileHashes.ReadWholeAsync(localPath, whole, cancellationToken);
+                    hashes = await FileHashes.ReadWholeAsync(Options.CachePath, localPath, whole, cancellationToken);
                 }
                 else
                 {
-                    hashes = await FileHashes.ComputeAsync(localPath, withMd5: false, cancellationToken);
+                    hashes = await FileHashes.ComputeAsync(Options.CachePath, localPath, withMd5: false, cancellationToken);
                 }
                 ObjectInfo? head = null;
                 if (hashes.Length == local.Size && await KeepBothIfChangedInBucketAsync(path, key, knownETag, hashes.Sha256, generation, cancellationToken) is { } kept)
@@ -124,7 +124,7 @@ public sealed partial class DriveEngine
                         // Unthrottled, a file goes as is (multipart parts straight from their offsets).
                         await using Stream file = whole is not null
                             ? new MemoryStream(whole, 0, (int)local.Size, writable: false, publiclyVisible: true)
-                            : FileHashes.OpenShared(localPath);
+                            : FileHashes.OpenShared(Options.CachePath, localPath);
                         await using Stream content = UploadThrottled ? new ThrottledStream(file, UploadThrottle) : file;
                         // A multipart upload's id is journaled before its first part (aborted after a crash), and it is
                         // aborted rather than completed when the file changed while its parts went up.

@@ -50,6 +50,7 @@ public sealed partial class DriveEngine
     public DriveEngine(DriveEngineOptions options, IObjectStore store, IFileIndex index, PolicyEvaluator policy, IClock clock, ILogger? logger = null)
     {
         Options = options;
+        LocalStubs = new SparseFileStubs(options.CachePath);
         _store = store;
         _index = index;
         _life = new FileLife(index);
@@ -113,7 +114,7 @@ public sealed partial class DriveEngine
     /// How stubs are made locally: sparse files by default (Linux, FUSE); the Windows front end sets
     /// its dehydration (ProjFsMount) when it starts virtualizing the cache.
     /// </summary>
-    public ILocalStubs LocalStubs { get; set; } = SparseFileStubs.Instance;
+    public ILocalStubs LocalStubs { get; set; }
 
     /// <summary>Replaces the policy in force (hot reload); the next decisions use it.</summary>
     public void UpdatePolicy(PolicyEvaluator policy)

@@ -1,5 +1,6 @@
 using System.Buffers;
 using System.Security.Cryptography;
+using GeoDrive.Core.Paths;
 
 namespace GeoDrive.Engine.Files;
 
@@ -12,9 +13,9 @@ public readonly record struct FileHashes(string Sha256, string? Md5, long Length
 {
     private const int BufferSize = 1 << 20;
 
-    public static async Task<FileHashes> ComputeAsync(string localPath, bool withMd5 = true, CancellationToken cancellationToken = default)
+    public static async Task<FileHashes> ComputeAsync(string cacheRoot, string localPath, bool withMd5 = true, CancellationToken cancellationToken = default)
     {
-        await using var stream = OpenShared(localPath);
+        await using var stream = OpenShared(cacheRoot, localPath);
         return await ComputeAsync(stream, withMd5, cancellationToken);
     }
 
@@ -46,9 +47,9 @@ public readonly record struct FileHashes(string Sha256, string? Md5, long Length
     /// size expected, so a file that grew shows as a length mismatch) and hashes it there: one read serves
     /// hash and upload (the store would buffer it for signing anyway).
     /// </summary>
-    public static async Task<FileHashes> ReadWholeAsync(string localPath, byte[] buffer, CancellationToken cancellationToken = default)
+    public static async Task<FileHashes> ReadWholeAsync(string cacheRoot, string localPath, byte[] buffer, CancellationToken cancellationToken = default)
     {
-        await using var stream = OpenShared(localPath);
+        await using var stream = OpenShared(cacheRoot, localPath);
         var total = 0;
         int read;
         while (total < buffer.Length && (read = await stream.ReadAsync(buffer.AsMemory(total), cancellationToken)) > 0)
@@ -59,14 +60,10 @@ public readonly record struct FileHashes(string Sha256, string? Md5, long Length
         return new FileHashes(Convert.ToHexStringLower(SHA256.HashData(bytes)), Convert.ToHexStringLower(MD5.HashData(bytes)), total);
     }
 
-    /// <summary>Opens for reading while others may keep writing: the engine never blocks an application.</summary>
-    public static FileStream OpenShared(string localPath) =>
-        new(localPath, new FileStreamOptions
-        {
-            Mode = FileMode.Open,
-            Access = FileAccess.Read,
-            Share = FileShare.ReadWrite | FileShare.Delete,
-            Options = FileOptions.Asynchronous | FileOptions.SequentialScan,
-            BufferSize = 0,
-        });
+    /// <summary>
+    /// Opens a cache file for reading while others may keep writing (the engine never blocks an application),
+    /// beneath the cache and through no link (<see cref="BeneathCache"/>).
+    /// </summary>
+    public static FileStream OpenShared(string cacheRoot, string localPath) =>
+        new(BeneathCache.OpenHandle(cacheRoot, localPath, FileMode.Open, FileAccess.Read), FileAccess.Read, bufferSize: 0);
 }

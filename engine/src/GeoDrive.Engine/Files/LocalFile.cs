@@ -1,3 +1,5 @@
+using GeoDrive.Core.Paths;
+
 namespace GeoDrive.Engine.Files;
 
 /// <summary>What the engine compares to decide whether a local file changed: size and last write time.</summary>
@@ -18,57 +20,47 @@ public readonly record struct LocalFile(long Size, DateTimeOffset ModifiedUtc, U
     /// data blocks (a sparse file). Reading it locally gives zeros, which is why only the engine decides
     /// when its data may be served.
     /// </summary>
-    public static void MakeStub(string localPath, long size, DateTimeOffset modifiedUtc, StubMark? mark)
+    public static void MakeStub(string cacheRoot, string localPath, long size, DateTimeOffset modifiedUtc, StubMark? mark)
     {
-        using (var stream = new FileStream(localPath, FileMode.Open, FileAccess.Write, FileShare.ReadWrite | FileShare.Delete))
+        using var handle = BeneathCache.OpenHandle(cacheRoot, localPath, FileMode.Open, FileAccess.Write);
+        // Marked before a byte goes: a crash in between leaves a marked file with its data, never unmarked zeros.
+        if (mark is not null)
         {
-            // Marked before a byte goes: a crash in between leaves a marked file with its data, never unmarked zeros.
-            if (mark is not null)
-            {
-                StubMark.Write(localPath, mark);
-            }
-            stream.SetLength(0);
-            stream.SetLength(size);
-            stream.Flush(flushToDisk: true);
+            StubMark.Write(handle, localPath, mark);
         }
-        File.SetLastWriteTimeUtc(localPath, modifiedUtc.UtcDateTime);
+        RandomAccess.SetLength(handle, 0);
+        RandomAccess.SetLength(handle, size);
+        File.SetLastWriteTimeUtc(handle, modifiedUtc.UtcDateTime);
+        using var stream = new FileStream(handle, FileAccess.Write, bufferSize: 0);
+        stream.Flush(flushToDisk: true);
     }
 
     /// <summary>
     /// Makes a new stub for an object found in the bucket: a sparse file of its size with its recorded
     /// time and mode. Never replaces an existing file (CreateNew), so nothing local is overwritten.
     /// </summary>
-    public static void CreateStub(string localPath, long size, DateTimeOffset modifiedUtc, UnixFileMode mode, StubMark mark)
+    public static void CreateStub(string cacheRoot, string localPath, long size, DateTimeOffset modifiedUtc, UnixFileMode mode, StubMark mark)
     {
-        var options = new FileStreamOptions { Mode = FileMode.CreateNew, Access = FileAccess.Write, Share = FileShare.None };
-        if (!OperatingSystem.IsWindows())
+        using var handle = BeneathCache.OpenHandle(cacheRoot, localPath, FileMode.CreateNew, FileAccess.Write, mode);
+        try
         {
-            options.UnixCreateMode = mode;
+            StubMark.Write(handle, localPath, mark);
         }
-        using (var stream = new FileStream(localPath, options))
+        catch
         {
-            try
-            {
-                StubMark.Write(localPath, mark);
-            }
-            catch
-            {
-                // Never left behind unmarked: an empty file without its mark would be taken for data.
-                File.Delete(localPath);
-                throw;
-            }
-            stream.SetLength(size);
+            // Never left behind unmarked: an empty file without its mark would be taken for data.
+            File.Delete(localPath);
+            throw;
         }
-        File.SetLastWriteTimeUtc(localPath, modifiedUtc.UtcDateTime);
+        RandomAccess.SetLength(handle, size);
+        File.SetLastWriteTimeUtc(handle, modifiedUtc.UtcDateTime);
     }
 }
 
 /// <summary>The Linux stub: the cache file made sparse in place (<see cref="LocalFile.MakeStub"/>).</summary>
-public sealed class SparseFileStubs : Core.Ports.ILocalStubs
+public sealed class SparseFileStubs(string cacheRoot) : Core.Ports.ILocalStubs
 {
-    public static readonly SparseFileStubs Instance = new();
-
     public void MakeStub(Core.Model.FileEntry entry, string localPath) =>
         // The engine marked it already (it knows which key the stub stands for).
-        LocalFile.MakeStub(localPath, entry.Size, entry.ModifiedUtc, mark: null);
+        LocalFile.MakeStub(cacheRoot, localPath, entry.Size, entry.ModifiedUtc, mark: null);
 }

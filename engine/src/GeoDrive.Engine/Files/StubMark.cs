@@ -2,6 +2,8 @@ using System.Globalization;
 using System.Runtime.InteropServices;
 using System.Text;
 using GeoDrive.Core.Model;
+using GeoDrive.Core.Paths;
+using Microsoft.Win32.SafeHandles;
 
 namespace GeoDrive.Engine.Files;
 
@@ -32,7 +34,19 @@ public sealed partial record StubMark(long Size, DateTimeOffset ModifiedUtc, str
     /// <summary>True when the cache file is still exactly the placeholder this mark made (size and time untouched).</summary>
     public bool IsPlaceholder(LocalFile local) => local.Size == Size && local.ModifiedUtc == ModifiedUtc;
 
-    public static void Write(string localPath, StubMark mark)
+    /// <summary>Marks a cache file, opened beneath the cache and through no link.</summary>
+    public static void Write(string cacheRoot, string localPath, StubMark mark)
+    {
+        if (OperatingSystem.IsWindows())
+        {
+            return;
+        }
+        using var handle = BeneathCache.OpenHandle(cacheRoot, localPath, FileMode.Open, FileAccess.Read);
+        Write(handle, localPath, mark);
+    }
+
+    /// <summary>Marks the open cache file (<paramref name="localPath"/> names it in an error).</summary>
+    public static void Write(SafeFileHandle handle, string localPath, StubMark mark)
     {
         if (OperatingSystem.IsWindows())
         {
@@ -41,7 +55,7 @@ public sealed partial record StubMark(long Size, DateTimeOffset ModifiedUtc, str
         var text = string.Join('\n', Version, mark.Size.ToString(CultureInfo.InvariantCulture),
             mark.ModifiedUtc.UtcTicks.ToString(CultureInfo.InvariantCulture), mark.KeyHash, mark.Key ?? "");
         var bytes = Encoding.UTF8.GetBytes(text);
-        if (Native.LSetXAttr(localPath, Name, bytes, (nuint)bytes.Length, 0) != 0)
+        if (Native.FSetXAttr(handle, Name, bytes, (nuint)bytes.Length, 0) != 0)
         {
             throw new IOException($"The stub mark could not be written on '{localPath}' (errno {Marshal.GetLastPInvokeError()}); the cache volume must support user extended attributes.");
         }
@@ -81,8 +95,8 @@ public sealed partial record StubMark(long Size, DateTimeOffset ModifiedUtc, str
 
     private static partial class Native
     {
-        [LibraryImport("libc", EntryPoint = "lsetxattr", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
-        public static partial int LSetXAttr(string path, string name, byte[] value, nuint size, int flags);
+        [LibraryImport("libc", EntryPoint = "fsetxattr", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+        public static partial int FSetXAttr(SafeFileHandle fd, string name, byte[] value, nuint size, int flags);
 
         [LibraryImport("libc", EntryPoint = "lgetxattr", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
         public static partial nint LGetXAttr(string path, string name, byte[] value, nuint size);
