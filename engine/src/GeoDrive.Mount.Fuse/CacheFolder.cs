@@ -1,3 +1,4 @@
+using GeoDrive.Core.Errors;
 using GeoDrive.Core.Paths;
 using GeoDrive.Mount.Fuse.Native;
 
@@ -9,12 +10,27 @@ namespace GeoDrive.Mount.Fuse;
 /// descriptor and never follow a link in the name itself. Each returns 0 (or a length) or the negated errno,
 /// as FUSE callbacks do. See docs/decisions/0011-private-cache.md.
 /// </summary>
-internal sealed class CacheFolder(string root)
+internal sealed class CacheFolder : IDisposable
 {
-    public string Root => root;
+    private int _root;
+
+    private CacheFolder(int root) => _root = root;
+
+    /// <summary>Holds the cache folder open for the mount's life (call once it is private, before mounting).</summary>
+    public static CacheFolder Open(string cachePath)
+    {
+        var root = BeneathCache.OpenRoot(cachePath);
+        if (root < 0)
+        {
+            throw new GeoDriveException(ErrorIds.MountFailed, ErrorKind.ResourceUnavailable,
+                $"The drive could not be mounted: its cache folder '{cachePath}' could not be opened (errno {-root}).",
+                "Check that the cache folder exists and is a folder (not a link) the service can read.");
+        }
+        return new CacheFolder(root);
+    }
 
     /// <summary>A descriptor on the file, or -errno.</summary>
-    public int Open(string relative, int flags, uint mode) => BeneathCache.Open(root, relative, flags, mode);
+    public int Open(string relative, int flags, uint mode) => BeneathCache.OpenAt(_root, relative, flags, mode);
 
     public int Truncate(string relative, long size) =>
         WithDescriptor(relative, BeneathCache.OWrOnly, fd => Result(LibC.FTruncate(fd, size)));
@@ -38,7 +54,7 @@ internal sealed class CacheFolder(string root)
     public int RmDir(string relative) => InFolder(relative, (folder, name) => LibC.UnlinkAt(folder, name, LibC.AtRemoveDir));
 
     public int Rename(string from, string to, uint flags) =>
-        BeneathCache.InFolder(root, from, (fromFolder, fromName) => InFolder(to, (toFolder, toName) => LibC.RenameAt2(fromFolder, fromName, toFolder, toName, flags)));
+        BeneathCache.InFolder(_root, from, (fromFolder, fromName) => InFolder(to, (toFolder, toName) => LibC.RenameAt2(fromFolder, fromName, toFolder, toName, flags)));
 
     /// <summary>Runs <paramref name="call"/> on a descriptor of the file or folder (opened for reading unless told otherwise), or returns -errno.</summary>
     public int WithDescriptor(string relative, int flags, Func<int, int> call)
@@ -71,7 +87,16 @@ internal sealed class CacheFolder(string root)
     }
 
     private int InFolder(string relative, Func<int, string, int> call) =>
-        BeneathCache.InFolder(root, relative, (folder, name) => Result(call(folder, name)));
+        BeneathCache.InFolder(_root, relative, (folder, name) => Result(call(folder, name)));
 
     private static int Result(int returned) => returned == 0 ? 0 : LibC.NegativeErrno();
+
+    public void Dispose()
+    {
+        var root = Interlocked.Exchange(ref _root, -1);
+        if (root >= 0)
+        {
+            LibC.Close(root);
+        }
+    }
 }

@@ -36,7 +36,7 @@ public sealed partial class FuseMount : IDisposable
     private readonly ILogger _logger;
     private readonly OpenFiles _open = new();
     private readonly CacheSpace _space;
-    private readonly CacheFolder _cache;
+    private CacheFolder _cache = null!;
     private readonly bool _runningAsRoot = LibC.GetEUid() == 0;
     private readonly ManualResetEventSlim _loopEnded = new(false);
     private GCHandle _self;
@@ -52,7 +52,6 @@ public sealed partial class FuseMount : IDisposable
         _options = options;
         _logger = options.Logger;
         _space = new CacheSpace(drive.CachePath);
-        _cache = new CacheFolder(drive.CachePath);
         _drive.LocalCopyReplaced += ForgetCached;
     }
 
@@ -133,6 +132,7 @@ public sealed partial class FuseMount : IDisposable
                 throw MountFailed(MountPath, "libfuse refused the mount options", "See the service log; check that fuse3 is installed (apt-get install fuse3).");
             }
             _root = MountRoot.Open(MountPath, _drive.CachePath);
+            _cache = CacheFolder.Open(_drive.CachePath);
             if (LibFuse.Mount(_fuse, MountPath) != 0)
             {
                 LibFuse.Destroy(_fuse);
@@ -143,6 +143,7 @@ public sealed partial class FuseMount : IDisposable
         }
         catch
         {
+            _cache?.Dispose();
             _root?.Dispose();
             _self.Free();
             throw;
@@ -203,6 +204,7 @@ public sealed partial class FuseMount : IDisposable
         LibFuse.Unmount(_fuse);
         LibFuse.Destroy(_fuse);
         _fuse = 0;
+        _cache?.Dispose();
         _root?.Dispose();
         _self.Free();
         _logger.LogInformation("Unmounted {Mount}", MountPath);

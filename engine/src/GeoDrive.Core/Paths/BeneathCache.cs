@@ -52,32 +52,42 @@ public static partial class BeneathCache
     /// Opens <paramref name="relative"/> ("" or "." for the cache folder itself) beneath <paramref name="cacheRoot"/>:
     /// a descriptor (close-on-exec), or the negated errno (-ELOOP for a link on the way, -EXDEV for a way out).
     /// </summary>
-    public static unsafe int Open(string cacheRoot, string relative, int flags, uint mode)
+    public static int Open(string cacheRoot, string relative, int flags, uint mode)
     {
-        var root = NativeOpen(cacheRoot, OPath | ODirectory | OCloExec, 0);
+        var root = OpenRoot(cacheRoot);
         if (root < 0)
         {
-            return -Marshal.GetLastPInvokeError();
+            return root;
         }
         try
         {
-            var how = new OpenHow
-            {
-                Flags = (ulong)(uint)((flags & ~FModeExec) | OCloExec),
-                // openat2 refuses file-type bits (a FUSE create passes S_IFREG) and any mode without O_CREAT.
-                Mode = (flags & OCreat) != 0 ? mode & 0xFFF : 0,
-                Resolve = ResolveBeneath | ResolveNoSymlinks | ResolveNoMagicLinks,
-            };
-            var path = System.Text.Encoding.UTF8.GetBytes((relative.Length == 0 ? "." : relative) + "\0");
-            fixed (byte* p = path)
-            {
-                var descriptor = Syscall(SysOpenAt2, root, (nint)p, (nint)(&how), sizeof(OpenHow));
-                return descriptor >= 0 ? (int)descriptor : -Marshal.GetLastPInvokeError();
-            }
+            return OpenAt(root, relative, flags, mode);
         }
         finally
         {
             NativeClose(root);
+        }
+    }
+
+    /// <summary>A descriptor of the cache folder itself (O_PATH), for <see cref="OpenAt"/> and <see cref="InFolder(int, string, Func{int, string, int})"/>; or -errno.</summary>
+    public static int OpenRoot(string cacheRoot) =>
+        NativeOpen(cacheRoot, OPath | ODirectory | OCloExec, 0) is var root and >= 0 ? root : -Marshal.GetLastPInvokeError();
+
+    /// <summary>As <see cref="Open(string, string, int, uint)"/>, beneath a cache folder already open (<see cref="OpenRoot"/>).</summary>
+    public static unsafe int OpenAt(int root, string relative, int flags, uint mode)
+    {
+        var how = new OpenHow
+        {
+            Flags = (ulong)(uint)((flags & ~FModeExec) | OCloExec),
+            // openat2 refuses file-type bits (a FUSE create passes S_IFREG) and any mode without O_CREAT.
+            Mode = (flags & OCreat) != 0 ? mode & 0xFFF : 0,
+            Resolve = ResolveBeneath | ResolveNoSymlinks | ResolveNoMagicLinks,
+        };
+        var path = System.Text.Encoding.UTF8.GetBytes((relative.Length == 0 ? "." : relative) + "\0");
+        fixed (byte* p = path)
+        {
+            var descriptor = Syscall(SysOpenAt2, root, (nint)p, (nint)(&how), sizeof(OpenHow));
+            return descriptor >= 0 ? (int)descriptor : -Marshal.GetLastPInvokeError();
         }
     }
 
@@ -86,10 +96,15 @@ public static partial class BeneathCache
     /// beneath the cache (so no link on the way to it is followed). The call must not follow a link in the last
     /// name itself (AT_SYMLINK_NOFOLLOW, or a call that never does). Returns the call's result, or -errno.
     /// </summary>
-    public static int InFolder(string cacheRoot, string relative, Func<int, string, int> call)
+    public static int InFolder(int root, string relative, Func<int, string, int> call)
     {
         var slash = relative.LastIndexOf('/');
-        var folder = Open(cacheRoot, slash < 0 ? "" : relative[..slash], OPath | ODirectory, 0);
+        if (slash < 0)
+        {
+            // A name in the cache folder itself: its descriptor serves.
+            return call(root, relative);
+        }
+        var folder = OpenAt(root, relative[..slash], OPath | ODirectory, 0);
         if (folder < 0)
         {
             return folder;
@@ -103,6 +118,9 @@ public static partial class BeneathCache
             NativeClose(folder);
         }
     }
+
+    /// <summary>Closes a descriptor this class handed out.</summary>
+    public static void Close(int descriptor) => NativeClose(descriptor);
 
     /// <summary>
     /// A handle on a file of the cache for the engine: <paramref name="localPath"/> must lie under
