@@ -458,6 +458,12 @@ public sealed class BucketJournalTests(S3ServerFixture s3) : IClassFixture<S3Ser
             return inner.PutAsync(key, content, length, metadata, observer, cancellationToken);
         }
 
+        public Task<ObjectInfo> PutAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, IMultipartObserver? observer, PutCondition condition, CancellationToken cancellationToken = default)
+        {
+            BeforePut?.Invoke();
+            return inner.PutAsync(key, content, length, metadata, observer, condition, cancellationToken);
+        }
+
         public Task CheckAccessAsync(CancellationToken cancellationToken = default) => inner.CheckAccessAsync(cancellationToken);
 
         public Task<ObjectInfo?> HeadAsync(string key, CancellationToken cancellationToken = default) => inner.HeadAsync(key, cancellationToken);

@@ -243,6 +243,8 @@ public sealed class RecallJobTests(S3ServerFixture s3) : IClassFixture<S3ServerF
         public Task<ObjectInfo?> HeadAsync(string key, CancellationToken cancellationToken = default) => inner.HeadAsync(key, cancellationToken);
         public Task<ObjectInfo> PutAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, CancellationToken cancellationToken = default) =>
             inner.PutAsync(key, content, length, metadata, cancellationToken);
+        public Task<ObjectInfo> PutAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, Core.Ports.IMultipartObserver? observer, PutCondition condition, CancellationToken cancellationToken = default) =>
+            inner.PutAsync(key, content, length, metadata, observer, condition, cancellationToken);
         public IAsyncEnumerable<ObjectInfo> ListAsync(string prefix, bool recursive = true, CancellationToken cancellationToken = default) => inner.ListAsync(prefix, recursive, cancellationToken);
         public Task DeleteAsync(string key, CancellationToken cancellationToken = default) => inner.DeleteAsync(key, cancellationToken);
 

@@ -85,6 +85,9 @@ public sealed class RecallVersionTests(S3ServerFixture s3) : IClassFixture<S3Ser
         public Task<ObjectInfo> PutAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, CancellationToken cancellationToken = default) =>
             inner.PutAsync(key, content, length, metadata, cancellationToken);
 
+        public Task<ObjectInfo> PutAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, IMultipartObserver? observer, PutCondition condition, CancellationToken cancellationToken = default) =>
+            inner.PutAsync(key, content, length, metadata, observer, condition, cancellationToken);
+
         public IAsyncEnumerable<ObjectInfo> ListAsync(string prefix, bool recursive = true, CancellationToken cancellationToken = default) =>
             inner.ListAsync(prefix, recursive, cancellationToken);
 

@@ -158,6 +158,14 @@ public sealed class UploadPipelineTests(S3ServerFixture s3) : IClassFixture<S3Se
             return await inner.PutAsync(key, content, length, metadata, cancellationToken);
         }
 
+        public async Task<ObjectInfo> PutAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, IMultipartObserver? observer, PutCondition condition, CancellationToken cancellationToken = default)
+        {
+            _puts.AddOrUpdate(key, 1, (_, n) => n + 1);
+            Started(key).TrySetResult();
+            await _released.Task.WaitAsync(cancellationToken);
+            return await inner.PutAsync(key, content, length, metadata, observer, condition, cancellationToken);
+        }
+
         public Task CheckAccessAsync(CancellationToken cancellationToken = default) => inner.CheckAccessAsync(cancellationToken);
 
         public Task<ObjectInfo?> HeadAsync(string key, CancellationToken cancellationToken = default) => inner.HeadAsync(key, cancellationToken);

@@ -22,14 +22,14 @@ public sealed class S3ObjectStoreTests(S3ServerFixture s3) : IClassFixture<S3Ser
         MaxErrorRetry = 0,
     });
 
-    private static byte[] Bytes(long size, int seed)
+    internal static byte[] Bytes(long size, int seed)
     {
         var b = new byte[size];
         new Random(seed).NextBytes(b);
         return b;
     }
 
-    private static async Task<byte[]> GetAsync(S3ObjectStore store, string key, long offset = 0, long? length = null)
+    internal static async Task<byte[]> GetAsync(S3ObjectStore store, string key, long offset = 0, long? length = null)
     {
         using var buffer = new MemoryStream();
         await store.GetAsync(key, buffer, offset, length);
@@ -150,6 +150,12 @@ public sealed class S3ObjectStoreTests(S3ServerFixture s3) : IClassFixture<S3Ser
         Assert.Empty(await store.ListOpenMultipartUploadsAsync());
     }
 
+    [Theory]
+    [InlineData(1000)]
+    [InlineData(6 * (int)MiB)]
+    public Task A_put_over_a_version_other_than_the_one_compared_with_is_refused_and_writes_nothing(int size) =>
+        ConditionalPuts.RefusedOverAnotherVersionAsync(Store(threshold: 5 * MiB, partSize: 5 * MiB), size);
+
     [Fact]
     public async Task A_copy_of_an_object_replaced_since_its_version_was_recorded_is_refused_as_ObjectMismatch()
     {
@@ -260,6 +266,17 @@ public sealed class S3ObjectStoreTests(S3ServerFixture s3) : IClassFixture<S3Ser
 /// <summary>Against Ceph RGW, which checks signatures as real S3 does.</summary>
 public sealed class SignedS3Tests(CephS3Fixture ceph) : IClassFixture<CephS3Fixture>
 {
+    /// <summary>Ceph RGW takes a single PUT's If-Match unquoted only, and ignores a multipart completion's conditions.</summary>
+    [Theory]
+    [InlineData(1000)]
+    [InlineData(6 * 1024 * 1024)]
+    public Task A_put_over_a_version_other_than_the_one_compared_with_is_refused_and_writes_nothing(int size) =>
+        ConditionalPuts.RefusedOverAnotherVersionAsync(new S3ObjectStore(new S3StoreOptions
+        {
+            Endpoint = new Uri(ceph.Endpoint), Bucket = ceph.CreateBucket(), AccessKey = ceph.AccessKey, SecretKey = ceph.SecretKey,
+            MultipartThreshold = 5 * 1024 * 1024, PartSize = 5 * 1024 * 1024,
+        }), size);
+
     [Fact]
     public async Task A_wrong_secret_is_CredentialsRejected_and_the_secret_is_never_in_the_error()
     {
@@ -337,5 +354,35 @@ public sealed class SignedS3Tests(CephS3Fixture ceph) : IClassFixture<CephS3Fixt
             Assert.False(string.IsNullOrEmpty(info.ETag));
         }
         Assert.Empty(await store.ListOpenMultipartUploadsAsync());
+    }
+}
+
+/// <summary>
+/// Conditional uploads on one server: a PUT (single or multipart) over another version than the one compared
+/// with, or onto a key that is no longer free, is refused (ObjectMismatch) and changes nothing.
+/// </summary>
+internal static class ConditionalPuts
+{
+    public static async Task RefusedOverAnotherVersionAsync(S3ObjectStore owned, int size)
+    {
+        using var store = owned;
+        var compared = await store.PutAsync("c.bin", new MemoryStream(S3ObjectStoreTests.Bytes(size, 1)), size, new Dictionary<string, string>());
+        var theirs = await store.PutAsync("c.bin", new MemoryStream(S3ObjectStoreTests.Bytes(size, 2)), size, new Dictionary<string, string>());
+
+        var overOld = await Assert.ThrowsAsync<GeoDriveException>(() => store.PutAsync("c.bin", new MemoryStream(S3ObjectStoreTests.Bytes(size, 3)), size,
+            new Dictionary<string, string>(), null, PutCondition.Replacing(compared)));
+        var overNothing = await Assert.ThrowsAsync<GeoDriveException>(() => store.PutAsync("c.bin", new MemoryStream(S3ObjectStoreTests.Bytes(size, 4)), size,
+            new Dictionary<string, string>(), null, PutCondition.Absent));
+
+        Assert.Equal(ErrorIds.ObjectMismatch, overOld.ErrorId);
+        Assert.Equal(ErrorIds.ObjectMismatch, overNothing.ErrorId);
+        Assert.Equal(S3ObjectStoreTests.Bytes(size, 2), await S3ObjectStoreTests.GetAsync(store, "c.bin"));
+        Assert.Empty(await store.ListOpenMultipartUploadsAsync());
+        // Over the version it did compare with, or on a free key, it goes.
+        await store.PutAsync("c.bin", new MemoryStream(S3ObjectStoreTests.Bytes(size, 5)), size, new Dictionary<string, string>(), null, PutCondition.Replacing(await store.HeadAsync("c.bin")));
+        await store.PutAsync("free.bin", new MemoryStream(S3ObjectStoreTests.Bytes(size, 6)), size, new Dictionary<string, string>(), null, PutCondition.Absent);
+        Assert.Equal(S3ObjectStoreTests.Bytes(size, 5), await S3ObjectStoreTests.GetAsync(store, "c.bin"));
+        Assert.Equal(S3ObjectStoreTests.Bytes(size, 6), await S3ObjectStoreTests.GetAsync(store, "free.bin"));
+        Assert.NotEqual(theirs.ETag, (await store.HeadAsync("c.bin"))!.ETag);
     }
 }

@@ -53,4 +53,7 @@ public sealed class RequestCountingStore(IObjectStore inner) : IObjectStore
 
     public Task<ObjectInfo> PutAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, IMultipartObserver? observer, CancellationToken cancellationToken = default) =>
         inner.PutAsync(key, content, length, metadata, observer, cancellationToken);
+
+    public Task<ObjectInfo> PutAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, IMultipartObserver? observer, PutCondition condition, CancellationToken cancellationToken = default) =>
+        inner.PutAsync(key, content, length, metadata, observer, condition, cancellationToken);
 }

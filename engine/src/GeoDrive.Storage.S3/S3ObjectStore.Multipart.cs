@@ -2,6 +2,7 @@ using System.Buffers;
 using Amazon.S3;
 using Amazon.S3.Model;
 using GeoDrive.Core.Errors;
+using GeoDrive.Core.Model;
 using GeoDrive.Core.Ports;
 
 namespace GeoDrive.Storage.S3;
@@ -19,7 +20,7 @@ public sealed partial class S3ObjectStore
     /// A part that fails is retried with backoff and jitter; if the upload still fails or is
     /// cancelled, it is aborted, so no orphaned parts stay behind.
     /// </summary>
-    private async Task PutMultipartAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, IMultipartObserver? observer, CancellationToken cancellationToken)
+    private async Task PutMultipartAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, IMultipartObserver? observer, PutCondition condition, CancellationToken cancellationToken)
     {
         var uploadId = await InitiateAsync(key, metadata, observer, cancellationToken);
         var partSize = _options.PartSize;
@@ -71,6 +72,14 @@ public sealed partial class S3ObjectStore
                 }, CancellationToken.None));
             }
             await Task.WhenAll(parts);
+            if (!condition.IsAny && !Satisfies(condition, await HeadAsync(key, failed.Token)))
+            {
+                // Checked here too: AWS S3 refuses a completion over another version, but Ceph RGW (Pacific) and moto
+                // ignore its conditions, so a version written after the comparison would be replaced.
+                throw new GeoDriveException(ErrorIds.ObjectMismatch, ErrorKind.InvalidData,
+                    $"The object '{key}' in bucket '{_options.Bucket}' was replaced by another version while this upload's parts were sent.",
+                    "Nothing to do: GeoDrive compares again.");
+            }
             if (observer is not null && !observer.StillWanted())
             {
                 // Completing would publish a mix of old and new bytes under the old checksum, if only for a moment.
@@ -78,13 +87,13 @@ public sealed partial class S3ObjectStore
                     $"'{key}': the file changed while its parts were sent; the upload was aborted and goes again with the new bytes.",
                     "Nothing to do: GeoDrive uploads the file again once it settles.");
             }
-            await OnAnyEndpointWithRetriesAsync(key, client => client.CompleteMultipartUploadAsync(new CompleteMultipartUploadRequest
+            await OnAnyEndpointWithRetriesAsync(key, client =>
             {
-                BucketName = _options.Bucket,
-                Key = key,
-                UploadId = uploadId,
-                PartETags = [.. etags],
-            }, cancellationToken), cancellationToken);
+                var complete = new CompleteMultipartUploadRequest { BucketName = _options.Bucket, Key = key, UploadId = uploadId, PartETags = [.. etags] };
+                // Servers that check conditions on a completion (AWS S3) refuse it over another version; others ignore them.
+                Condition(condition, etag => complete.IfMatch = etag, () => complete.IfNoneMatch = "*");
+                return client.CompleteMultipartUploadAsync(complete, cancellationToken);
+            }, cancellationToken);
             observer?.Ended(uploadId);
             await PutObjectTagsAsync(key, metadata, cancellationToken);
         }

@@ -19,6 +19,9 @@ public sealed partial class S3ObjectStore : IObjectStore, IDisposable
     private readonly S3EndpointPool _endpoints;
     private readonly S3StoreOptions _options;
 
+    /// <summary>True once the server answered a conditional write with NotImplemented: later uploads go without conditions.</summary>
+    public bool ConditionalWritesRefused { get; private set; }
+
     public S3ObjectStore(S3StoreOptions options)
     {
         options.Validate();
@@ -55,11 +58,36 @@ public sealed partial class S3ObjectStore : IObjectStore, IDisposable
     public Task<ObjectInfo> PutAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, CancellationToken cancellationToken = default) =>
         PutAsync(key, content, length, metadata, observer: null, cancellationToken);
 
-    public async Task<ObjectInfo> PutAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, IMultipartObserver? observer, CancellationToken cancellationToken = default)
+    public Task<ObjectInfo> PutAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, IMultipartObserver? observer, CancellationToken cancellationToken = default) =>
+        PutAsync(key, content, length, metadata, observer, PutCondition.Any, cancellationToken);
+
+    public async Task<ObjectInfo> PutAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, IMultipartObserver? observer, PutCondition condition, CancellationToken cancellationToken = default)
+    {
+        try
+        {
+            return await PutOnceAsync(key, content, length, metadata, observer, ConditionalWritesRefused ? PutCondition.Any : condition, cancellationToken);
+        }
+        catch (GeoDriveException ex) when (ex.ErrorId == ErrorIds.ObjectMismatch && !condition.IsAny)
+        {
+            throw new GeoDriveException(ErrorIds.ObjectMismatch, ErrorKind.InvalidData,
+                $"The object '{key}' in bucket '{_options.Bucket}' changed (another site or tool wrote it) after this upload compared with it: nothing was overwritten.",
+                "Nothing to do: GeoDrive compares again and, when both changed, keeps both versions.", ex);
+        }
+        catch (GeoDriveException ex) when (!condition.IsAny && !ConditionalWritesRefused && ex.InnerException is AmazonS3Exception { ErrorCode: "NotImplemented" } && content.CanSeek)
+        {
+            // A server without conditional writes (501): uploads go on unconditioned, the conflict check's HEAD
+            // still comparing first (docs/decisions/0014-conditional-uploads.md).
+            ConditionalWritesRefused = true;
+            content.Position = 0;
+            return await PutOnceAsync(key, content, length, metadata, observer, PutCondition.Any, cancellationToken);
+        }
+    }
+
+    private async Task<ObjectInfo> PutOnceAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, IMultipartObserver? observer, PutCondition condition, CancellationToken cancellationToken)
     {
         if (length > _options.MultipartThreshold)
         {
-            await PutMultipartAsync(key, content, length, metadata, observer, cancellationToken);
+            await PutMultipartAsync(key, content, length, metadata, observer, condition, cancellationToken);
             // Verified by HEAD: the completion's own answer is not what later readers see (Ceph Pacific: empty ETag).
             return await HeadAsync(key, cancellationToken)
                 ?? throw S3Errors.Translate(new InvalidOperationException("the object is missing right after its upload"), _options, _options.Endpoint, key);
@@ -83,6 +111,7 @@ public sealed partial class S3ObjectStore : IObjectStore, IDisposable
             {
                 var body = new MemoryStream(buffer, 0, (int)length, writable: false);
                 var request = new PutObjectRequest { BucketName = _options.Bucket, Key = key, InputStream = body, AutoCloseStream = true, UseChunkEncoding = false };
+                Condition(condition, etag => request.IfMatch = etag, () => request.IfNoneMatch = "*");
                 if (ObjectHeaders.Apply(metadata, request.Metadata) is { } tags)
                 {
                     request.TagSet = tags;
@@ -101,6 +130,26 @@ public sealed partial class S3ObjectStore : IObjectStore, IDisposable
             }
         }
     }
+
+    /// <summary>Sets a request's If-Match (the version compared with) or If-None-Match: * (the key must be free).</summary>
+    internal static void Condition(PutCondition condition, Action<string> ifMatch, Action ifNoneMatch)
+    {
+        if (condition.KeyFree)
+        {
+            ifNoneMatch();
+        }
+        else if (condition.ETag is { } etag)
+        {
+            // Unquoted: Ceph RGW compares a PUT's If-Match with its stored ETag as is (a quoted one never matches);
+            // AWS S3 and moto take either.
+            ifMatch(etag.Trim('"'));
+        }
+    }
+
+    /// <summary>Whether the object now under the key is one a PUT under <paramref name="condition"/> may replace.</summary>
+    internal static bool Satisfies(PutCondition condition, ObjectInfo? current) =>
+        condition.KeyFree ? current is null
+        : condition.ETag is not { } etag || (current is not null && string.Equals(current.ETag?.Trim('"'), etag.Trim('"'), StringComparison.OrdinalIgnoreCase));
 
     public Task GetAsync(string key, Stream destination, long offset = 0, long? length = null, CancellationToken cancellationToken = default) =>
         GetAsync(key, destination, offset, length, default(ObjectVersion), cancellationToken);

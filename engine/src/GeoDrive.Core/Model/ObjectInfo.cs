@@ -17,3 +17,22 @@ public readonly record struct ObjectVersion(string? ETag, string? VersionId)
 {
     public bool IsKnown => !string.IsNullOrEmpty(ETag) || !string.IsNullOrEmpty(VersionId);
 }
+
+/// <summary>
+/// What an upload may replace: nothing (the key must be free: If-None-Match: *), exactly the version it
+/// compared with (If-Match on its ETag), or anything (<see cref="Any"/>). A server that holds something else
+/// refuses the PUT (ObjectMismatch), so a version another site wrote after the comparison is never overwritten.
+/// </summary>
+public readonly record struct PutCondition(bool KeyFree, string? ETag)
+{
+    public static PutCondition Any => default;
+
+    /// <summary>Only if the key holds no object.</summary>
+    public static PutCondition Absent => new(true, null);
+
+    /// <summary>Only over this version (nothing when the ETag is unknown: <see cref="Any"/>).</summary>
+    public static PutCondition Replacing(ObjectInfo? current) =>
+        current is null ? Absent : string.IsNullOrEmpty(current.ETag) ? Any : new(false, current.ETag);
+
+    public bool IsAny => !KeyFree && ETag is null;
+}

@@ -26,6 +26,12 @@ public interface IObjectStore
     Task<ObjectInfo> PutAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, IMultipartObserver? observer, CancellationToken cancellationToken = default) =>
         PutAsync(key, content, length, metadata, cancellationToken);
 
+    /// <summary>
+    /// As the observed <see cref="PutAsync(string, Stream, long, IReadOnlyDictionary{string, string}, IMultipartObserver?, CancellationToken)"/>,
+    /// only over what <paramref name="condition"/> allows: otherwise nothing is written and ObjectMismatch thrown.
+    /// </summary>
+    Task<ObjectInfo> PutAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, IMultipartObserver? observer, PutCondition condition, CancellationToken cancellationToken = default);
+
     /// <summary>Aborts a multipart upload; one that no longer exists counts as aborted.</summary>
     Task AbortMultipartUploadAsync(string key, string uploadId, CancellationToken cancellationToken = default);
 

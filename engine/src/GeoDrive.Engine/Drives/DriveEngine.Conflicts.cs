@@ -35,25 +35,34 @@ public sealed partial class DriveEngine
         return id;
     }
 
+    /// <summary>What an upload found under its key just before its PUT (<see cref="CompareWithBucketAsync"/>).</summary>
+    /// <param name="Current">The object there (null: none), which the PUT may replace and nothing else.</param>
+    /// <param name="Kept">Both changed and both were kept: the entry, now a stub of the bucket's version.</param>
+    /// <param name="Deferred">Both changed, but the file was open or changed meanwhile: nothing may go up now.</param>
+    private readonly record struct BucketComparison(ObjectInfo? Current, FileEntry? Kept, bool Deferred);
+
     /// <summary>
-    /// Returns null when the upload may go on: the key is empty, holds this site's own upload, the version
-    /// this file last knew, or these very bytes. Otherwise keeps both and returns the entry, now a stub.
+    /// The upload may go on (neither kept nor deferred) when the key is empty, holds this site's own upload, the
+    /// version this file last knew, or these very bytes. Otherwise both changed: the local bytes move to a
+    /// conflict name and the entry becomes a stub of the bucket's version, or, when the file cannot be moved
+    /// now, the upload is deferred.
     /// </summary>
-    private async Task<FileEntry?> KeepBothIfChangedInBucketAsync(string path, string key, string? knownETag, string sha256, long generation, CancellationToken cancellationToken)
+    private async Task<BucketComparison> CompareWithBucketAsync(string path, string key, string? knownETag, string sha256, long generation, CancellationToken cancellationToken)
     {
-        if (await _store.HeadAsync(key, cancellationToken) is not { } current
+        var current = await _store.HeadAsync(key, cancellationToken);
+        if (current is null
             || current.Metadata.GetValueOrDefault(ObjectLayout.SiteKey) == SiteId
             || (knownETag is not null && string.Equals(current.ETag?.Trim('"'), knownETag.Trim('"'), StringComparison.OrdinalIgnoreCase))
             || string.Equals(RecordedChecksum(current), sha256, StringComparison.OrdinalIgnoreCase))
         {
-            return null;
+            return new BucketComparison(current, null, false);
         }
         using (await _locks.AcquireAsync(path, cancellationToken))
         {
             if (_index.Get(path) is not { } entry || entry.Generation != generation || _open.ContainsKey(path) || LocalFile.Read(LocalPath(path)) is null)
             {
                 // Changed, moved or open meanwhile: nothing is moved under an application; the upload goes again later.
-                return null;
+                return new BucketComparison(current, null, true);
             }
             var conflictPath = ConflictPathFor(path);
             var mine = entry.Clone();
@@ -84,7 +93,7 @@ public sealed partial class DriveEngine
             Record(DriveEventKind.Conflict, path,
                 $"Changed here and in the bucket (by another site or tool): the local bytes were kept as '{conflictPath}', and '{path}' is the bucket's version.");
             QueueIfDue(mine);
-            return entry;
+            return new BucketComparison(current, entry, false);
         }
     }
 

@@ -107,39 +107,29 @@ public sealed partial class DriveEngine
                     hashes = await FileHashes.ComputeAsync(Options.CachePath, localPath, withMd5: false, cancellationToken);
                 }
                 ObjectInfo? head = null;
-                if (hashes.Length == local.Size && await KeepBothIfChangedInBucketAsync(path, key, knownETag, hashes.Sha256, generation, cancellationToken) is { } kept)
+                for (var attempt = 1; hashes.Length == local.Size; attempt++)
                 {
-                    return kept;
-                }
-                if (hashes.Length == local.Size)
-                {
-                    var metadata = ObjectLayout.MetadataFor(hashes.Sha256, local.Size, local.ModifiedUtc, local.Mode);
-                    metadata[ObjectLayout.SiteKey] = SiteId;
-                    ObjectLayout.AddTags(metadata, _policy.TagsFor(path), path, local.ModifiedUtc);
-                    ObjectLayout.AddObjectTags(metadata, _policy.ObjectTagsFor(path), path, local.ModifiedUtc);
-                    ObjectInfo put;
-                    Transfers.UploadStarted(local.Size);
+                    var compared = await CompareWithBucketAsync(path, key, knownETag, hashes.Sha256, generation, cancellationToken);
+                    if (compared.Kept is { } kept)
+                    {
+                        return kept;
+                    }
+                    if (compared.Deferred)
+                    {
+                        // Both changed, but the file cannot be moved aside now: nothing goes up over the other version.
+                        await FailUploadAsync(path, null, CancellationToken.None);
+                        return _index.Get(path) ?? throw NotFound(path);
+                    }
                     try
                     {
-                        // Unthrottled, a file goes as is (multipart parts straight from their offsets).
-                        await using Stream file = whole is not null
-                            ? new MemoryStream(whole, 0, (int)local.Size, writable: false, publiclyVisible: true)
-                            : FileHashes.OpenShared(Options.CachePath, localPath);
-                        await using Stream content = UploadThrottled ? new ThrottledStream(file, UploadThrottle) : file;
-                        // A multipart upload's id is journaled before its first part (aborted after a crash), and it is
-                        // aborted rather than completed when the file changed while its parts went up.
-                        var multipart = new JournaledMultipart(_owedChanges, key,
-                            () => _index.Get(path) is { } now && now.Generation == generation && LocalFile.Read(localPath) == local);
-                        put = await _store.PutAsync(key, content, local.Size, metadata, multipart, cancellationToken);
+                        // Only over the version just compared with: one another site writes meanwhile fails the PUT.
+                        head = await PutComparedAsync(path, key, localPath, local, hashes, whole, generation, PutCondition.Replacing(compared.Current), cancellationToken);
+                        break;
                     }
-                    finally
+                    catch (GeoDriveException ex) when (ex.ErrorId == ErrorIds.ObjectMismatch && attempt < 3)
                     {
-                        Transfers.UploadEnded(local.Size);
+                        // Written after the comparison: compare again (both changed now: both are kept).
                     }
-                    // A single PUT answers with the MD5 the server computed over the bytes it stored:
-                    // checked against ours, that is verification enough. Otherwise (multipart, or a server
-                    // that answers without it) HEAD, which is also what any later reader will see.
-                    head = ObjectLayout.IsPlainMd5(put.ETag) ? put : await _store.HeadAsync(key, cancellationToken);
                 }
                 return await FinishUploadAsync(path, key, generation, local, hashes, head, cancellationToken);
             }
@@ -167,6 +157,38 @@ public sealed partial class DriveEngine
             await FailUploadAsync(path, null, CancellationToken.None);
             throw;
         }
+    }
+
+    /// <summary>Sends the file's bytes under <paramref name="condition"/>; returns the object as the PUT's answer or a HEAD shows it.</summary>
+    private async Task<ObjectInfo?> PutComparedAsync(string path, string key, string localPath, LocalFile local, FileHashes hashes, byte[]? whole, long generation, PutCondition condition, CancellationToken cancellationToken)
+    {
+        var metadata = ObjectLayout.MetadataFor(hashes.Sha256, local.Size, local.ModifiedUtc, local.Mode);
+        metadata[ObjectLayout.SiteKey] = SiteId;
+        ObjectLayout.AddTags(metadata, _policy.TagsFor(path), path, local.ModifiedUtc);
+        ObjectLayout.AddObjectTags(metadata, _policy.ObjectTagsFor(path), path, local.ModifiedUtc);
+        ObjectInfo put;
+        Transfers.UploadStarted(local.Size);
+        try
+        {
+            // Unthrottled, a file goes as is (multipart parts straight from their offsets).
+            await using Stream file = whole is not null
+                ? new MemoryStream(whole, 0, (int)local.Size, writable: false, publiclyVisible: true)
+                : FileHashes.OpenShared(Options.CachePath, localPath);
+            await using Stream content = UploadThrottled ? new ThrottledStream(file, UploadThrottle) : file;
+            // A multipart upload's id is journaled before its first part (aborted after a crash), and it is
+            // aborted rather than completed when the file changed while its parts went up.
+            var multipart = new JournaledMultipart(_owedChanges, key,
+                () => _index.Get(path) is { } now && now.Generation == generation && LocalFile.Read(localPath) == local);
+            put = await _store.PutAsync(key, content, local.Size, metadata, multipart, condition, cancellationToken);
+        }
+        finally
+        {
+            Transfers.UploadEnded(local.Size);
+        }
+        // A single PUT answers with the MD5 the server computed over the bytes it stored:
+        // checked against ours, that is verification enough. Otherwise (multipart, or a server
+        // that answers without it) HEAD, which is also what any later reader will see.
+        return ObjectLayout.IsPlainMd5(put.ETag) ? put : await _store.HeadAsync(key, cancellationToken);
     }
 
     private async Task<FileEntry> FinishUploadAsync(string path, string key, long generation, LocalFile local, FileHashes hashes, ObjectInfo? head, CancellationToken cancellationToken)

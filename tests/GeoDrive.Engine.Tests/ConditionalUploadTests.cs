@@ -1,0 +1,141 @@
+using Amazon.S3.Model;
+using GeoDrive.Core.Model;
+using GeoDrive.Core.Ports;
+using GeoDrive.Engine.Drives;
+using GeoDrive.TestSupport;
+
+namespace GeoDrive.Engine.Tests;
+
+/// <summary>
+/// An upload never replaces a version it did not compare with: another site that writes the object between
+/// the engine's look at the bucket (the conflict check's HEAD) and its PUT makes the PUT fail (If-Match, or
+/// If-None-Match: * for a new key), and the engine compares again and keeps both versions. The moment is
+/// forced by a store that lets the other site write right after that HEAD (a real PUT to the real bucket);
+/// a real race would need luck to land there. Against the test S3 server (moto, or Ceph RGW with GEODRIVE_TEST_S3=ceph).
+/// </summary>
+public sealed class ConditionalUploadTests(S3ServerFixture s3) : IClassFixture<S3ServerFixture>, IAsyncLifetime
+{
+    private DriveRig _rig = null!;
+    private WriterAfterHead _store = null!;
+
+    private DriveEngine Engine => _rig.Engine;
+
+    public Task InitializeAsync()
+    {
+        _rig = new DriveRig(s3, """
+            apiVersion: geodrive/v1
+            kind: CloudDrivePolicy
+            metadata: { name: conditional-uploads }
+            spec:
+              stubbing: { enabled: true, accessWait: 1h }
+              upload: { settle: 0s, updateWait: 0s }
+            """, storeInFront: store => _store = new WriterAfterHead(store));
+        return _rig.Engine.StartAsync();
+    }
+
+    public Task DisposeAsync() => _rig.DisposeAsync().AsTask();
+
+    private Task PutRawAsync(string key, string content) =>
+        _rig.S3.Client.PutObjectAsync(new PutObjectRequest { BucketName = _rig.Bucket, Key = key, ContentBody = content });
+
+    [Fact]
+    public async Task A_version_another_site_writes_between_the_conflict_check_and_the_upload_is_kept_beside_the_local_one_moment_forced_by_a_hooked_store()
+    {
+        await _rig.WriteAsync("mine.txt", "base"u8.ToArray());
+        await Engine.UploadAsync("mine.txt");
+        await _rig.WriteAsync("mine.txt", "my edit"u8.ToArray());
+        _store.After("mine.txt", () => PutRawAsync("mine.txt", "their edit"));
+
+        await UploadUntilSettledAsync();
+
+        Assert.Equal("their edit"u8.ToArray(), await _rig.ObjectBytesAsync("mine.txt"));
+        var copy = Assert.Single(Engine.FindFiles("mine (conflict *).txt"));
+        Assert.Equal("my edit"u8.ToArray(), await _rig.ObjectBytesAsync(copy.Path));
+        Assert.Equal("their edit"u8.ToArray(), await _rig.ReadAsync("mine.txt"));
+        Assert.Contains(Engine.ReadEvents(kind: DriveEventKind.Conflict), e => e.Path == "mine.txt");
+    }
+
+    [Fact]
+    public async Task A_new_file_another_site_creates_under_the_same_name_between_the_check_and_the_upload_is_kept_beside_the_local_one_moment_forced_by_a_hooked_store()
+    {
+        await _rig.WriteAsync("new.txt", "mine, new"u8.ToArray());
+        _store.After("new.txt", () => PutRawAsync("new.txt", "theirs, new"));
+
+        await UploadUntilSettledAsync();
+
+        Assert.Equal("theirs, new"u8.ToArray(), await _rig.ObjectBytesAsync("new.txt"));
+        var copy = Assert.Single(Engine.FindFiles("new (conflict *).txt"));
+        Assert.Equal("mine, new"u8.ToArray(), await _rig.ObjectBytesAsync(copy.Path));
+    }
+
+    /// <summary>Uploads until nothing is Dirty: the refused PUT leaves the file Dirty, and the next try keeps both.</summary>
+    private async Task UploadUntilSettledAsync()
+    {
+        for (var pass = 0; pass < 5 && Engine.FindFiles("**").Any(f => f.State is not (FileState.Cached or FileState.Stubbed)); pass++)
+        {
+            _rig.Clock.Advance(TimeSpan.FromMinutes(10));
+            await Engine.TickAsync();
+            await Engine.WhenUploadsIdleAsync();
+        }
+    }
+
+    /// <summary>The real store; once armed for a key, another site's write runs right after the engine's next HEAD of it.</summary>
+    private sealed class WriterAfterHead(IObjectStore inner) : IObjectStore
+    {
+        private readonly Dictionary<string, Func<Task>> _armed = new(StringComparer.Ordinal);
+
+        public void After(string key, Func<Task> write)
+        {
+            lock (_armed)
+            {
+                _armed[key] = write;
+            }
+        }
+
+        public async Task<ObjectInfo?> HeadAsync(string key, CancellationToken cancellationToken = default)
+        {
+            var head = await inner.HeadAsync(key, cancellationToken);
+            Func<Task>? write;
+            lock (_armed)
+            {
+                _armed.Remove(key, out write);
+            }
+            if (write is not null)
+            {
+                await write();
+            }
+            return head;
+        }
+
+        public Task CheckAccessAsync(CancellationToken cancellationToken = default) => inner.CheckAccessAsync(cancellationToken);
+
+        public Task<ObjectInfo> PutAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, CancellationToken cancellationToken = default) =>
+            inner.PutAsync(key, content, length, metadata, cancellationToken);
+
+        public Task<ObjectInfo> PutAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, IMultipartObserver? observer, CancellationToken cancellationToken = default) =>
+            inner.PutAsync(key, content, length, metadata, observer, cancellationToken);
+
+        public Task<ObjectInfo> PutAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, IMultipartObserver? observer, PutCondition condition, CancellationToken cancellationToken = default) =>
+            inner.PutAsync(key, content, length, metadata, observer, condition, cancellationToken);
+
+        public Task AbortMultipartUploadAsync(string key, string uploadId, CancellationToken cancellationToken = default) =>
+            inner.AbortMultipartUploadAsync(key, uploadId, cancellationToken);
+
+        public Task<IReadOnlyList<OpenMultipartUpload>> ListMultipartUploadsAsync(string key, CancellationToken cancellationToken = default) =>
+            inner.ListMultipartUploadsAsync(key, cancellationToken);
+
+        public Task GetAsync(string key, Stream destination, long offset = 0, long? length = null, CancellationToken cancellationToken = default) =>
+            inner.GetAsync(key, destination, offset, length, cancellationToken);
+
+        public Task GetAsync(string key, Stream destination, long offset, long? length, ObjectVersion expected, CancellationToken cancellationToken = default) =>
+            inner.GetAsync(key, destination, offset, length, expected, cancellationToken);
+
+        public Task<ObjectInfo> CopyAsync(string sourceKey, string destinationKey, ObjectVersion expected, IReadOnlyDictionary<string, string>? metadata, IMultipartObserver? observer, CancellationToken cancellationToken = default) =>
+            inner.CopyAsync(sourceKey, destinationKey, expected, metadata, observer, cancellationToken);
+
+        public IAsyncEnumerable<ObjectInfo> ListAsync(string prefix, bool recursive = true, CancellationToken cancellationToken = default) =>
+            inner.ListAsync(prefix, recursive, cancellationToken);
+
+        public Task DeleteAsync(string key, CancellationToken cancellationToken = default) => inner.DeleteAsync(key, cancellationToken);
+    }
+}
