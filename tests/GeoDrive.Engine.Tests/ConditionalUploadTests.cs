@@ -68,6 +68,28 @@ public sealed class ConditionalUploadTests(S3ServerFixture s3) : IClassFixture<S
         Assert.Equal("mine, new"u8.ToArray(), await _rig.ObjectBytesAsync(copy.Path));
     }
 
+    [Fact]
+    public async Task A_file_held_open_that_meets_another_sites_version_is_not_uploaded_over_it_until_it_can_be_moved_aside()
+    {
+        await _rig.WriteAsync("open.txt", "base"u8.ToArray());
+        await Engine.UploadAsync("open.txt");
+        await _rig.WriteAsync("open.txt", "my edit"u8.ToArray());
+        await PutRawAsync("open.txt", "their edit");
+        await Engine.OpenAsync("open.txt", _rig.Caller, OpenIntent.Read);
+
+        var held = await Engine.UploadAsync("open.txt");
+
+        Assert.Equal(FileState.Dirty, held.State);
+        Assert.Equal("their edit"u8.ToArray(), await _rig.ObjectBytesAsync("open.txt"));
+        Assert.Equal("my edit", await File.ReadAllTextAsync(_rig.Local("open.txt")));
+
+        await Engine.ClosedAsync("open.txt", _rig.Caller, modified: false);
+        await UploadUntilSettledAsync();
+        var copy = Assert.Single(Engine.FindFiles("open (conflict *).txt"));
+        Assert.Equal("my edit"u8.ToArray(), await _rig.ObjectBytesAsync(copy.Path));
+        Assert.Equal("their edit"u8.ToArray(), await _rig.ObjectBytesAsync("open.txt"));
+    }
+
     /// <summary>Uploads until nothing is Dirty: the refused PUT leaves the file Dirty, and the next try keeps both.</summary>
     private async Task UploadUntilSettledAsync()
     {
