@@ -8,28 +8,18 @@ namespace GeoDrive.Mount.Fuse.Tests;
 /// The drive's root shows the mount folder's own mode, owner and times. With the real user <c>nobody</c>.
 /// </summary>
 [System.Runtime.Versioning.SupportedOSPlatform("linux")]
-public sealed class CachePrivacyTests(S3ServerFixture s3) : IClassFixture<S3ServerFixture>, IAsyncLifetime
+public sealed class CachePrivacyTests(S3ServerFixture s3) : MountedDriveTests, IClassFixture<S3ServerFixture>
 {
     private const UnixFileMode Everyone = (UnixFileMode)0b111_111_111;
     private const UnixFileMode OwnerOnly = UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.UserExecute;
-    private readonly TempDirectory _mountFolder = new("mnt");
-    private readonly CleanupStack _cleanup = new();
-
-    public Task InitializeAsync() => Task.CompletedTask;
-
-    public async Task DisposeAsync()
-    {
-        await _cleanup.DisposeAsync();
-        _mountFolder.Dispose();
-    }
 
     /// <summary>A drive whose cache and mount folders are open to everyone, as made under umask 000.</summary>
     private (DriveRig Rig, FuseMountedDrive Mounted) MountOpenFolders()
     {
-        var rig = _cleanup.Push(new DriveRig(s3));
+        var rig = Cleanup.Push(new DriveRig(s3));
         File.SetUnixFileMode(rig.CachePath, Everyone);
-        File.SetUnixFileMode(_mountFolder.Path, Everyone);
-        var mounted = _cleanup.Push(new FuseMountedDrive(rig.Engine, _mountFolder.Path));
+        File.SetUnixFileMode(MountFolder, Everyone);
+        var mounted = Mount(rig.Engine);
         return (rig, mounted);
     }
 

@@ -7,24 +7,14 @@ namespace GeoDrive.Mount.Fuse.Tests;
 /// A full cache volume (a real, small loop-mounted ext4, the index on it too): applications get ENOSPC,
 /// the drive frees space by stubbing and recovers by itself, and nothing acknowledged is lost.
 /// </summary>
-public sealed class FullDiskTests(S3ServerFixture s3) : IClassFixture<S3ServerFixture>, IAsyncLifetime
+public sealed class FullDiskTests(S3ServerFixture s3) : MountedDriveTests, IClassFixture<S3ServerFixture>
 {
     private const int MiB = 1024 * 1024;
-    private readonly TempDirectory _mountFolder = new("mnt");
+
     // Undone last-in first-out: the mount before its engine, the engine before the volume under its cache.
-    private readonly CleanupStack _cleanup = new();
-
-    public Task InitializeAsync() => Task.CompletedTask;
-
-    public async Task DisposeAsync()
-    {
-        await _cleanup.DisposeAsync();
-        _mountFolder.Dispose();
-    }
-
     private (DriveRig Rig, FuseMountedDrive Mounted) Mount(LoopVolume volume)
     {
-        var rig = _cleanup.Push(new DriveRig(s3, """
+        var rig = Cleanup.Push(new DriveRig(s3, """
             apiVersion: geodrive/v1
             kind: CloudDrivePolicy
             metadata: { name: full-disk }
@@ -33,14 +23,14 @@ public sealed class FullDiskTests(S3ServerFixture s3) : IClassFixture<S3ServerFi
               cacheThresholds: { stubAbove: 70%, stubUntil: 40% }
               upload: { settle: 0s }
             """, Path.Combine(volume.MountPath, "cache")));
-        var mounted = _cleanup.Push(new FuseMountedDrive(rig.Engine, _mountFolder.Path));
+        var mounted = Mount(rig.Engine);
         return (rig, mounted);
     }
 
     [Fact]
     public async Task Writes_that_fill_the_volume_get_ENOSPC_and_once_stubbing_freed_space_the_drive_takes_new_files_and_lost_nothing()
     {
-        var volume = _cleanup.Push(new LoopVolume(64));
+        var volume = Cleanup.Push(new LoopVolume(64));
         var (rig, mounted) = Mount(volume);
         var written = new Dictionary<string, byte[]>();
         IOException? full = null;

@@ -10,22 +10,11 @@ namespace GeoDrive.Mount.Fuse.Tests;
 /// real FUSE mount, and from the bucket (an object whose key is too long is named in an event, once, and
 /// its folder still lists).
 /// </summary>
-public sealed class LongPathTests(S3ServerFixture s3) : IClassFixture<S3ServerFixture>, IAsyncLifetime
+public sealed class LongPathTests(S3ServerFixture s3) : MountedDriveTests, IClassFixture<S3ServerFixture>
 {
-    private readonly TempDirectory _mountFolder = new("mnt");
-    private readonly CleanupStack _cleanup = new();
-
-    public Task InitializeAsync() => Task.CompletedTask;
-
-    public async Task DisposeAsync()
-    {
-        await _cleanup.DisposeAsync();
-        _mountFolder.Dispose();
-    }
-
     private (DriveRig Rig, FuseMountedDrive Mounted) Mount()
     {
-        var rig = _cleanup.Push(new DriveRig(s3, """
+        var rig = Cleanup.Push(new DriveRig(s3, """
             apiVersion: geodrive/v1
             kind: CloudDrivePolicy
             metadata: { name: long-paths }
@@ -33,7 +22,7 @@ public sealed class LongPathTests(S3ServerFixture s3) : IClassFixture<S3ServerFi
               stubbing: { enabled: true, accessWait: 1h }
               upload: { settle: 0s, updateWait: 0s }
             """));
-        var mounted = _cleanup.Push(new FuseMountedDrive(rig.Engine, _mountFolder.Path));
+        var mounted = Mount(rig.Engine);
         return (rig, mounted);
     }
 

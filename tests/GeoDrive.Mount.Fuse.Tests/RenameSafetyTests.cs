@@ -9,15 +9,13 @@ namespace GeoDrive.Mount.Fuse.Tests;
 /// order, every file reads back its bytes, the bucket ends holding them under the new names, and no
 /// stub's zeros ever reach the bucket.
 /// </summary>
-public sealed class RenameSafetyTests(S3ServerFixture s3) : IClassFixture<S3ServerFixture>, IAsyncLifetime
+public sealed class RenameSafetyTests(S3ServerFixture s3) : MountedDriveTests, IClassFixture<S3ServerFixture>
 {
     private const int MiB = 1024 * 1024;
-    private readonly TempDirectory _mountFolder = new("mnt");
-    private readonly CleanupStack _cleanup = new();
 
     private (DriveRig Rig, FuseMountedDrive Mounted) Mount()
     {
-        var rig = _cleanup.Push(new DriveRig(s3, """
+        var rig = Cleanup.Push(new DriveRig(s3, """
             apiVersion: geodrive/v1
             kind: CloudDrivePolicy
             metadata: { name: rename-safety }
@@ -25,7 +23,7 @@ public sealed class RenameSafetyTests(S3ServerFixture s3) : IClassFixture<S3Serv
               stubbing: { enabled: true, accessWait: 1h }
               upload: { settle: 0s }
             """));
-        var mounted = _cleanup.Push(new FuseMountedDrive(rig.Engine, _mountFolder.Path));
+        var mounted = Mount(rig.Engine);
         return (rig, mounted);
     }
 
@@ -161,13 +159,5 @@ public sealed class RenameSafetyTests(S3ServerFixture s3) : IClassFixture<S3Serv
         var output = process.StandardOutput.ReadToEnd() + process.StandardError.ReadToEnd();
         process.WaitForExit();
         return (process.ExitCode, output);
-    }
-
-    public Task InitializeAsync() => Task.CompletedTask;
-
-    public async Task DisposeAsync()
-    {
-        await _cleanup.DisposeAsync();
-        _mountFolder.Dispose();
     }
 }

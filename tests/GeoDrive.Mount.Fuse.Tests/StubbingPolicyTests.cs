@@ -4,13 +4,11 @@ using GeoDrive.TestSupport;
 namespace GeoDrive.Mount.Fuse.Tests;
 
 /// <summary>spec.stubbing, spec.cacheThresholds, spec.excludes and spec.metadata acting on files written through a real FUSE mount.</summary>
-public sealed class StubbingPolicyTests(S3ServerFixture s3) : IClassFixture<S3ServerFixture>, IAsyncLifetime
+public sealed class StubbingPolicyTests(S3ServerFixture s3) : MountedDriveTests, IClassFixture<S3ServerFixture>
 {
     private const int MiB = 1024 * 1024;
-    private readonly TempDirectory _mountFolder = new("mnt");
-    // Undone last-in first-out: the mount before its engine, the engine before the volume under its cache.
-    private readonly CleanupStack _cleanup = new();
 
+    // Undone last-in first-out: the mount before its engine, the engine before the volume under its cache.
     private async Task<(DriveRig Rig, FuseMountedDrive Mounted)> MountAsync(string spec, string? cachePath = null)
     {
         var rig = new DriveRig(s3, $$"""
@@ -20,9 +18,8 @@ public sealed class StubbingPolicyTests(S3ServerFixture s3) : IClassFixture<S3Se
             spec:
             {{spec}}
             """, cachePath);
-        _cleanup.Push(rig);
-        var mounted = new FuseMountedDrive(rig.Engine, _mountFolder.Path);
-        _cleanup.Push(mounted);
+        Cleanup.Push(rig);
+        var mounted = Mount(rig.Engine);
         await Task.CompletedTask;
         return (rig, mounted);
     }
@@ -160,7 +157,7 @@ public sealed class StubbingPolicyTests(S3ServerFixture s3) : IClassFixture<S3Se
     public async Task Above_stubAbove_the_least_recently_accessed_files_are_stubbed_until_usage_is_under_stubUntil()
     {
         var volume = new LoopVolume(64);
-        _cleanup.Push(volume);
+        Cleanup.Push(volume);
         var (rig, mounted) = await MountAsync("""
               stubbing: { enabled: true, accessWait: 30d }
               cacheThresholds: { stubAbove: 60%, stubUntil: 40% }
@@ -198,13 +195,5 @@ public sealed class StubbingPolicyTests(S3ServerFixture s3) : IClassFixture<S3Se
         Assert.True(usedAfter <= stubUntil, $"usage should be down to 40% ({stubUntil} bytes), is {usedAfter}");
         Assert.True(usedAfter + allocated[stubbed[^1]] > stubUntil, $"{usedAfter} bytes used: one file fewer would have been enough");
         Assert.Equal(contents[1], await File.ReadAllBytesAsync(Path.Combine(mounted.Root, "scans/scan1.tif")));
-    }
-
-    public Task InitializeAsync() => Task.CompletedTask;
-
-    public async Task DisposeAsync()
-    {
-        await _cleanup.DisposeAsync();
-        _mountFolder.Dispose();
     }
 }

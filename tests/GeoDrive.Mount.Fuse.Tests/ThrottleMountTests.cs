@@ -16,17 +16,15 @@ namespace GeoDrive.Mount.Fuse.Tests;
 // on two cores they measured below their rates).
 [Trait("Category", "Rate")]
 [Collection(RateCollection.Name)]
-public sealed class ThrottleMountTests(CephS3Fixture ceph, ITestOutputHelper output) : IClassFixture<CephS3Fixture>, IAsyncLifetime
+public sealed class ThrottleMountTests(CephS3Fixture ceph, ITestOutputHelper output) : MountedDriveTests, IClassFixture<CephS3Fixture>
 {
     private const int MB = 1_000_000;
-    private readonly TempDirectory _mountFolder = new("mnt");
-    // Undone last-in first-out: the mount before its engine, the engine before the proxy it talks through.
-    private readonly CleanupStack _cleanup = new();
 
+    // Undone last-in first-out: the mount before its engine, the engine before the proxy it talks through.
     private (DriveRig Rig, FaultProxy Wire, FuseMountedDrive Mounted) Mount(string throttle, long multipartThreshold)
     {
         var wire = new FaultProxy(ceph.Endpoint);
-        _cleanup.Push(wire);
+        Cleanup.Push(wire);
         var rig = new DriveRig(ceph, $$"""
             apiVersion: geodrive/v1
             kind: CloudDrivePolicy
@@ -35,9 +33,8 @@ public sealed class ThrottleMountTests(CephS3Fixture ceph, ITestOutputHelper out
               upload: { mode: sync, settle: 0s }
               throttle: {{throttle}}
             """, multipartThreshold: multipartThreshold, endpoint: wire.Endpoint);
-        _cleanup.Push(rig);
-        var mounted = new FuseMountedDrive(rig.Engine, _mountFolder.Path);
-        _cleanup.Push(mounted);
+        Cleanup.Push(rig);
+        var mounted = Mount(rig.Engine);
         return (rig, wire, mounted);
     }
 
@@ -117,14 +114,6 @@ public sealed class ThrottleMountTests(CephS3Fixture ceph, ITestOutputHelper out
         Assert.InRange((afterHours.WireBytes - 10.0 * MB) / 1e6 / afterHours.WireSeconds, 0, 11.0);
         Assert.Equal(inWindow.Content, await rig.ObjectBytesAsync("monday-9.bin"));
         Assert.Equal(afterHours.Content, await rig.ObjectBytesAsync("monday-20.bin"));
-    }
-
-    public Task InitializeAsync() => Task.CompletedTask;
-
-    public async Task DisposeAsync()
-    {
-        await _cleanup.DisposeAsync();
-        _mountFolder.Dispose();
     }
 }
 
