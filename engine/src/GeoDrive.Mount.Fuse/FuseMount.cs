@@ -55,7 +55,7 @@ public sealed partial class FuseMount : IDisposable
         _drive.LocalCopyReplaced += ForgetCached;
     }
 
-    /// <summary>A file's bytes were replaced under its name (a newer version from the bucket): the kernel's cached size and pages go.</summary>
+    /// <summary>A file's bytes were replaced under its name (a newer version from the bucket), or the file removed (deleted there): the kernel's cached attributes and pages go.</summary>
     private void ForgetCached(string path)
     {
         var fuse = _fuse;

@@ -74,8 +74,9 @@ public interface IDriveFileSystem
 
     /// <summary>
     /// A file's local copy was replaced by another version from the bucket (its size, time or bytes changed
-    /// under the name): a front end whose OS caches attributes or pages drops them, so no read mixes the two.
-    /// Raised on the thread of the open that found the new version, before that open returns.
+    /// under the name), or removed because the bucket's object was deleted: a front end whose OS caches
+    /// attributes or pages drops them, so no read mixes the two and no stat shows a file that is gone.
+    /// Raised on the thread of the open or listing that found the change, before it returns.
     /// </summary>
     event Action<string>? LocalCopyReplaced
     {

@@ -250,6 +250,7 @@ public sealed partial class DriveEngine
             // Left as an unknown cache file, which the next start examines like any other.
             _logger.LogWarning("{Drive}: the cache file of '{Path}', deleted in the bucket, could not be removed: {Message}", Name, entry.Path, ex.Message);
         }
+        LocalCopyReplaced?.Invoke(entry.Path);
         Record(DriveEventKind.Sync, entry.Path, entry.State == FileState.Cached
             ? "Deleted in the bucket (by another site or tool): the unchanged local copy was removed."
             : "Deleted in the bucket (by another site or tool): the stub was removed.");
