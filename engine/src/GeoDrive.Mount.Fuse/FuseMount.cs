@@ -1,5 +1,6 @@
 using System.Runtime.InteropServices;
 using GeoDrive.Core.Errors;
+using GeoDrive.Core.Model;
 using GeoDrive.Core.Paths;
 using GeoDrive.Core.Ports;
 using GeoDrive.Mount.Fuse.Native;
@@ -323,7 +324,7 @@ public sealed partial class FuseMount : IDisposable
         OperationCanceledException => Errno.ETIMEDOUT,
         FileNotFoundException or DirectoryNotFoundException => Errno.ENOENT,
         UnauthorizedAccessException => Errno.EACCES,
-        IOException io when io.HResult == Errno.ENOSPC || io.Message.Contains("No space left", StringComparison.Ordinal) => Errno.ENOSPC,
+        IOException io when CacheReserve.IsVolumeFull(io) => Errno.ENOSPC,
         _ => Errno.EIO,
     };
 }

@@ -244,7 +244,7 @@ public sealed partial class DriveEngine
                 }
                 return;
             }
-            catch (IOException ex) when (CacheVolume.IsFull(ex))
+            catch (IOException ex) when (CacheReserve.IsVolumeFull(ex))
             {
                 // Not tried again: nothing frees space within a retry's wait. The application gets ENOSPC at once, and
                 // threshold stubbing (at the next tick) makes room for its next try.

@@ -31,12 +31,6 @@ public sealed class FolderVolume(string folder) : ICacheVolume
 /// <summary>A full cache volume, as the engine tells it apart from other write failures and reports it.</summary>
 public static class CacheVolume
 {
-    private const int ENOSPC = 28;
-    private const int DiskFullWindows = unchecked((int)0x80070070);
-
-    /// <summary>True when a write failed because the volume is full (ENOSPC; ERROR_DISK_FULL on Windows).</summary>
-    public static bool IsFull(IOException ex) => ex.HResult is ENOSPC or DiskFullWindows || ex.Message.Contains("No space left", StringComparison.Ordinal);
-
     public static GeoDriveException Full(string path, long size, Exception? inner) => new(
         ErrorIds.CacheVolumeFull, ErrorKind.ResourceUnavailable,
         $"The cache volume is full: '{path}' ({ByteSize.Format(size)}) could not be brought back from the bucket.",
