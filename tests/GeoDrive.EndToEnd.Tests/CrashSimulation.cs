@@ -35,6 +35,9 @@ public sealed class CrashSimulation(S3TestServer s3, ServiceProcess service, int
 
     private void Count(string kind) => Counts[kind] = Counts.GetValueOrDefault(kind) + 1;
 
+    /// <summary>Raised after each round passed its checks (a long run keeps its table up to date with it).</summary>
+    public event Action? RoundChecked;
+
     /// <summary>Per round: operations run, kills, and how long the drive took to settle.</summary>
     public List<(int Round, int Operations, int Kills, TimeSpan Settle)> Rounds { get; } = [];
 
@@ -105,6 +108,7 @@ public sealed class CrashSimulation(S3TestServer s3, ServiceProcess service, int
             var settled = await CheckRoundAsync(round);
             Rounds.Add((round, operationsPerRound, kills.Count, settled));
             log($"round {round}: {operationsPerRound} operations, {kills.Count} kills, settled in {settled.TotalSeconds:0.0} s");
+            RoundChecked?.Invoke();
         }
     }
 

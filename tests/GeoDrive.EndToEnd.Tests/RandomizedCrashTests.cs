@@ -30,8 +30,22 @@ public sealed class RandomizedCrashTests(S3ServerFixture s3, ITestOutputHelper o
         var kills = Setting("GEODRIVE_CRASH_KILLS", 2);
         output.WriteLine($"seed {seed} (replay: GEODRIVE_CRASH_SEED={seed}); {rounds} rounds of {operations} operations, {kills} kills each");
         Console.WriteLine($"randomized crash test: seed {seed}");
-        var simulation = new CrashSimulation(s3, _service, seed, output.WriteLine);
+        var simulation = new CrashSimulation(s3, _service, seed, line =>
+        {
+            output.WriteLine(line);
+            // Live on the console too: a long run shows where it is.
+            Console.WriteLine("randomized crash test: " + line);
+        });
         var started = DateTime.UtcNow;
+        var report = Environment.GetEnvironmentVariable("GEODRIVE_CRASH_REPORT") is { Length: > 0 } path ? path : null;
+        // Written after every round, so a long run stopped part-way keeps the table of what it checked.
+        simulation.RoundChecked += () =>
+        {
+            if (report is not null)
+            {
+                File.WriteAllText(report, Table(simulation, DateTime.UtcNow - started, rounds));
+            }
+        };
         try
         {
             await simulation.RunAsync(rounds, operations, kills);
@@ -39,7 +53,7 @@ public sealed class RandomizedCrashTests(S3ServerFixture s3, ITestOutputHelper o
         finally
         {
             Console.WriteLine("randomized crash test: " + string.Join(", ", simulation.Counts.Select(c => $"{c.Key} {c.Value}")));
-            if (Environment.GetEnvironmentVariable("GEODRIVE_CRASH_REPORT") is { Length: > 0 } report)
+            if (report is not null)
             {
                 await File.WriteAllTextAsync(report, Table(simulation, DateTime.UtcNow - started, rounds));
             }
