@@ -32,8 +32,11 @@ public static partial class BeneathCache
     /// <summary>O_DIRECTORY: the one flag used here whose value differs between x86_64 and arm64.</summary>
     public static readonly int ODirectory = RuntimeInformation.ProcessArchitecture is Architecture.Arm64 or Architecture.Arm ? 0x4000 : 0x10000;
 
-    /// <summary>__FMODE_EXEC, which the kernel may pass in a FUSE open's flags and openat2 refuses (EINVAL).</summary>
-    private const int FModeExec = 0x20;
+    /// <summary>
+    /// The open flags openat2 takes (x86_64 and arm64 alike): a FUSE open passes the file's own flags, which may
+    /// carry kernel-internal bits (__FMODE_EXEC, __FMODE_NONOTIFY) that openat2 refuses with EINVAL.
+    /// </summary>
+    private const int ValidOpenFlags = 0x7FFFC3;
 
     private const long SysOpenAt2 = 437;
     private const ulong ResolveNoMagicLinks = 0x02;
@@ -78,7 +81,7 @@ public static partial class BeneathCache
     {
         var how = new OpenHow
         {
-            Flags = (ulong)(uint)((flags & ~FModeExec) | OCloExec),
+            Flags = (ulong)(uint)((flags & ValidOpenFlags) | OCloExec),
             // openat2 refuses file-type bits (a FUSE create passes S_IFREG) and any mode without O_CREAT.
             Mode = (flags & OCreat) != 0 ? mode & 0xFFF : 0,
             Resolve = ResolveBeneath | ResolveNoSymlinks | ResolveNoMagicLinks,
