@@ -63,7 +63,12 @@ public sealed partial class DriveEngine
             new RecallJobDrive(options.Name, () => _policy, () => _index.FindByState(FileState.Stubbed), (path, ct) => RecallAsync(path, ct), Record, options.TimeZone),
             index as IRecallJobStore ?? new InMemoryRecallJobStore(), clock, _logger);
         _recallJobs.NoticePolicy();
+        _thresholds = new CacheThresholds(options.CacheVolume ?? new FolderVolume(options.CachePath), () => _policy,
+            () => _index.FindByState(FileState.Cached), _open.ContainsKey, StubAsync, Record);
     }
+
+    // cacheThresholds: stubbing least recently used files while the cache volume is over its threshold.
+    private readonly CacheThresholds _thresholds;
 
     // Scheduled recall jobs (Register-CloudRecallJob, the policy's recallJobs): their own collaborator.
     private readonly RecallJobScheduler _recallJobs;
@@ -157,7 +162,7 @@ public sealed partial class DriveEngine
         _recallJobs.StartDue();
         var (uploaded, failed) = await UploadDueAsync(cancellationToken);
         var stubbed = await StubDueAsync(cancellationToken);
-        stubbed += await StubForCacheThresholdsAsync(cancellationToken);
+        stubbed += await _thresholds.StubAsync(cancellationToken);
         await BringStubsHomeAsync(cancellationToken);
         var deleted = await SettleOwedChangesAsync(cancellationToken);
         return new TickResult(uploaded, failed, stubbed, deleted);

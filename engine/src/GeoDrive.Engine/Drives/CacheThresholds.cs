@@ -1,0 +1,93 @@
+using GeoDrive.Core.Errors;
+using GeoDrive.Core.Model;
+using GeoDrive.Engine.Files;
+using GeoDrive.Policies.Evaluation;
+
+namespace GeoDrive.Engine.Drives;
+
+/// <summary>
+/// cacheThresholds (docs/policies.md): when the cache volume is used above stubAbove (or has less than
+/// reserveFree free, never taken as less than twice <see cref="CacheReserve.Bytes"/>), Cached files are stubbed
+/// least recently accessed first until usage is down to stubUntil and reserveFree is free again. Pinned, open,
+/// empty and too-small files are never chosen; mirror mode (stubbing disabled) never stubs. A volume that stays
+/// over its threshold with nothing left to stub is said once, until it is under again.
+/// </summary>
+/// <param name="volume">The cache volume, measured before the pass and after each stub.</param>
+/// <param name="policy">The policy in force at the moment of the pass.</param>
+/// <param name="cachedFiles">The drive's Cached files.</param>
+/// <param name="isOpen">Whether a file has a handle open (never stubbed then).</param>
+/// <param name="stub">The drive's stubbing of one file, which checks again under the file's lock.</param>
+/// <param name="record">The drive's event log.</param>
+public sealed class CacheThresholds(
+    ICacheVolume volume,
+    Func<PolicyEvaluator> policy,
+    Func<IEnumerable<FileEntry>> cachedFiles,
+    Func<string, bool> isOpen,
+    Func<string, CancellationToken, Task<FileEntry>> stub,
+    Action<DriveEventKind, string?, string, string?> record)
+{
+    private bool _unreachableReported;
+
+    /// <summary>One pass: stubs what the thresholds ask for and returns how many files were stubbed.</summary>
+    public async Task<int> StubAsync(CancellationToken cancellationToken)
+    {
+        var rules = policy();
+        if (!rules.StubbingEnabled)
+        {
+            return 0;
+        }
+        var usage = volume.Measure();
+        var stubAbove = rules.Policy.StubAbove.Value.ToBytes(usage.TotalBytes);
+        var stubUntil = rules.Policy.StubUntil.Value.ToBytes(usage.TotalBytes);
+        // Never less than twice the room the drive keeps for itself: applications' writes are refused below it
+        // (CacheReserve), so stubbing starts before they are (docs/decisions/0013-full-cache-volume.md).
+        var reserveFree = Math.Max(rules.Policy.ReserveFree.Value.ToBytes(usage.TotalBytes), 2 * CacheReserve.Bytes);
+        if (usage.UsedBytes <= stubAbove && usage.AvailableBytes >= reserveFree)
+        {
+            _unreachableReported = false;
+            return 0;
+        }
+
+        var started = usage;
+        var candidates = cachedFiles()
+            .Where(e => !e.Pinned && !isOpen(e.Path) && e.Size > 0 && e.Size >= rules.MinimumSize && !rules.IsPinned(e.Path))
+            .OrderBy(e => e.LastAccessUtc)
+            .Select(e => e.Path)
+            .ToList();
+        var stubbed = 0;
+        foreach (var path in candidates)
+        {
+            if (usage.UsedBytes <= stubUntil && usage.AvailableBytes >= reserveFree)
+            {
+                break;
+            }
+            try
+            {
+                if ((await stub(path, cancellationToken)).State == FileState.Stubbed)
+                {
+                    stubbed++;
+                }
+            }
+            catch (GeoDriveException ex)
+            {
+                record(DriveEventKind.Error, path, $"Not stubbed for the cache threshold: {ex.Message}", ex.ErrorId);
+            }
+            usage = volume.Measure();
+        }
+
+        var reached = usage.UsedBytes <= stubUntil && usage.AvailableBytes >= reserveFree;
+        if (stubbed > 0)
+        {
+            record(DriveEventKind.Stub, null,
+                $"Cache volume was {started.UsedPercent:0.#}% used (stubAbove {rules.Policy.StubAbove.Value}): stubbed {stubbed} least recently used files, now {usage.UsedPercent:0.#}%.", null);
+        }
+        if (!reached && !_unreachableReported)
+        {
+            _unreachableReported = true;
+            record(DriveEventKind.Error, null,
+                $"The cache volume stays {usage.UsedPercent:0.#}% used, above stubUntil {rules.Policy.StubUntil.Value}: every remaining file is pinned, open, Dirty or below minimumSize.",
+                ErrorIds.CacheThresholdUnreachable);
+        }
+        return stubbed;
+    }
+}
