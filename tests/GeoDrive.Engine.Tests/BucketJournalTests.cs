@@ -445,47 +445,14 @@ public sealed class BucketJournalTests(S3ServerFixture s3) : IClassFixture<S3Ser
     }
 
     /// <summary>Runs a test's action as a PUT begins, after the engine hashed the file (fault injection: a write racing the upload).</summary>
-    private sealed class ChangingStore(IObjectStore inner) : IObjectStore
+    private sealed class ChangingStore(IObjectStore inner) : ForwardingStore(inner)
     {
         public Action? BeforePut { get; set; }
 
-        public Task<ObjectInfo> PutAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, CancellationToken cancellationToken = default) =>
-            PutAsync(key, content, length, metadata, null, cancellationToken);
-
-        public Task<ObjectInfo> PutAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, IMultipartObserver? observer, CancellationToken cancellationToken = default)
+        public override Task<ObjectInfo> PutAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, IMultipartObserver? observer, PutCondition condition, CancellationToken cancellationToken = default)
         {
             BeforePut?.Invoke();
-            return inner.PutAsync(key, content, length, metadata, observer, cancellationToken);
+            return base.PutAsync(key, content, length, metadata, observer, condition, cancellationToken);
         }
-
-        public Task<ObjectInfo> PutAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, IMultipartObserver? observer, PutCondition condition, CancellationToken cancellationToken = default)
-        {
-            BeforePut?.Invoke();
-            return inner.PutAsync(key, content, length, metadata, observer, condition, cancellationToken);
-        }
-
-        public Task CheckAccessAsync(CancellationToken cancellationToken = default) => inner.CheckAccessAsync(cancellationToken);
-
-        public Task<ObjectInfo?> HeadAsync(string key, CancellationToken cancellationToken = default) => inner.HeadAsync(key, cancellationToken);
-
-        public Task GetAsync(string key, Stream destination, long offset = 0, long? length = null, CancellationToken cancellationToken = default) =>
-            inner.GetAsync(key, destination, offset, length, cancellationToken);
-
-        public IAsyncEnumerable<ObjectInfo> ListAsync(string prefix, bool recursive = true, CancellationToken cancellationToken = default) =>
-            inner.ListAsync(prefix, recursive, cancellationToken);
-
-        public Task DeleteAsync(string key, CancellationToken cancellationToken = default) => inner.DeleteAsync(key, cancellationToken);
-
-        public Task<ObjectInfo> CopyAsync(string sourceKey, string destinationKey, ObjectVersion expected, IReadOnlyDictionary<string, string>? metadata, IMultipartObserver? observer, CancellationToken cancellationToken = default) =>
-            inner.CopyAsync(sourceKey, destinationKey, expected, metadata, observer, cancellationToken);
-
-        public Task GetAsync(string key, Stream destination, long offset, long? length, ObjectVersion expected, CancellationToken cancellationToken = default) =>
-            inner.GetAsync(key, destination, offset, length, expected, cancellationToken);
-
-        public Task AbortMultipartUploadAsync(string key, string uploadId, CancellationToken cancellationToken = default) =>
-            inner.AbortMultipartUploadAsync(key, uploadId, cancellationToken);
-
-        public Task<IReadOnlyList<OpenMultipartUpload>> ListMultipartUploadsAsync(string key, CancellationToken cancellationToken = default) =>
-            inner.ListMultipartUploadsAsync(key, cancellationToken);
     }
 }

@@ -28,7 +28,7 @@ public sealed class ConditionalUploadTests(S3ServerFixture s3) : IClassFixture<S
             metadata: { name: conditional-uploads }
             spec:
               stubbing: { enabled: true, accessWait: 1h }
-              upload: { settle: 0s, updateWait: 0s }
+              upload: { settle: 30m, updateWait: 0s }
             """, storeInFront: store => _store = new WriterAfterHead(store));
         return _rig.Engine.StartAsync();
     }
@@ -90,19 +90,23 @@ public sealed class ConditionalUploadTests(S3ServerFixture s3) : IClassFixture<S
         Assert.Equal("their edit"u8.ToArray(), await _rig.ObjectBytesAsync("open.txt"));
     }
 
-    /// <summary>Uploads until nothing is Dirty: the refused PUT leaves the file Dirty, and the next try keeps both.</summary>
+    /// <summary>
+    /// Uploads until nothing is Dirty: the refused PUT leaves the file Dirty, and the next try keeps both. The
+    /// settle delay (30 minutes) keeps the pipeline from uploading a write before the test has set the scene;
+    /// each pass moves the clock past it.
+    /// </summary>
     private async Task UploadUntilSettledAsync()
     {
         for (var pass = 0; pass < 5 && Engine.FindFiles("**").Any(f => f.State is not (FileState.Cached or FileState.Stubbed)); pass++)
         {
-            _rig.Clock.Advance(TimeSpan.FromMinutes(10));
+            _rig.Clock.Advance(TimeSpan.FromHours(1));
             await Engine.TickAsync();
             await Engine.WhenUploadsIdleAsync();
         }
     }
 
     /// <summary>The real store; once armed for a key, another site's write runs right after the engine's next HEAD of it.</summary>
-    private sealed class WriterAfterHead(IObjectStore inner) : IObjectStore
+    private sealed class WriterAfterHead(IObjectStore inner) : ForwardingStore(inner)
     {
         private readonly Dictionary<string, Func<Task>> _armed = new(StringComparer.Ordinal);
 
@@ -114,9 +118,9 @@ public sealed class ConditionalUploadTests(S3ServerFixture s3) : IClassFixture<S
             }
         }
 
-        public async Task<ObjectInfo?> HeadAsync(string key, CancellationToken cancellationToken = default)
+        public override async Task<ObjectInfo?> HeadAsync(string key, CancellationToken cancellationToken = default)
         {
-            var head = await inner.HeadAsync(key, cancellationToken);
+            var head = await base.HeadAsync(key, cancellationToken);
             Func<Task>? write;
             lock (_armed)
             {
@@ -128,36 +132,5 @@ public sealed class ConditionalUploadTests(S3ServerFixture s3) : IClassFixture<S
             }
             return head;
         }
-
-        public Task CheckAccessAsync(CancellationToken cancellationToken = default) => inner.CheckAccessAsync(cancellationToken);
-
-        public Task<ObjectInfo> PutAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, CancellationToken cancellationToken = default) =>
-            inner.PutAsync(key, content, length, metadata, cancellationToken);
-
-        public Task<ObjectInfo> PutAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, IMultipartObserver? observer, CancellationToken cancellationToken = default) =>
-            inner.PutAsync(key, content, length, metadata, observer, cancellationToken);
-
-        public Task<ObjectInfo> PutAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, IMultipartObserver? observer, PutCondition condition, CancellationToken cancellationToken = default) =>
-            inner.PutAsync(key, content, length, metadata, observer, condition, cancellationToken);
-
-        public Task AbortMultipartUploadAsync(string key, string uploadId, CancellationToken cancellationToken = default) =>
-            inner.AbortMultipartUploadAsync(key, uploadId, cancellationToken);
-
-        public Task<IReadOnlyList<OpenMultipartUpload>> ListMultipartUploadsAsync(string key, CancellationToken cancellationToken = default) =>
-            inner.ListMultipartUploadsAsync(key, cancellationToken);
-
-        public Task GetAsync(string key, Stream destination, long offset = 0, long? length = null, CancellationToken cancellationToken = default) =>
-            inner.GetAsync(key, destination, offset, length, cancellationToken);
-
-        public Task GetAsync(string key, Stream destination, long offset, long? length, ObjectVersion expected, CancellationToken cancellationToken = default) =>
-            inner.GetAsync(key, destination, offset, length, expected, cancellationToken);
-
-        public Task<ObjectInfo> CopyAsync(string sourceKey, string destinationKey, ObjectVersion expected, IReadOnlyDictionary<string, string>? metadata, IMultipartObserver? observer, CancellationToken cancellationToken = default) =>
-            inner.CopyAsync(sourceKey, destinationKey, expected, metadata, observer, cancellationToken);
-
-        public IAsyncEnumerable<ObjectInfo> ListAsync(string prefix, bool recursive = true, CancellationToken cancellationToken = default) =>
-            inner.ListAsync(prefix, recursive, cancellationToken);
-
-        public Task DeleteAsync(string key, CancellationToken cancellationToken = default) => inner.DeleteAsync(key, cancellationToken);
     }
 }

@@ -225,7 +225,7 @@ public sealed class RecallJobTests(S3ServerFixture s3) : IClassFixture<S3ServerF
     }
 
     /// <summary>The real store, with downloads held until the test releases them (a seam, not a stand-in: every byte comes from the bucket).</summary>
-    private sealed class HeldDownloads(Core.Ports.IObjectStore inner, int passFirst = 0) : Core.Ports.IObjectStore
+    private sealed class HeldDownloads(Core.Ports.IObjectStore inner, int passFirst = 0) : ForwardingStore(inner)
     {
         private int _passed;
 
@@ -236,38 +236,17 @@ public sealed class RecallJobTests(S3ServerFixture s3) : IClassFixture<S3ServerF
 
         public void Release() => _release.TrySetResult();
 
-        public Task GetAsync(string key, Stream destination, long offset = 0, long? length = null, CancellationToken cancellationToken = default) =>
-            GetAsync(key, destination, offset, length, default(ObjectVersion), cancellationToken);
-
-        public Task CheckAccessAsync(CancellationToken cancellationToken = default) => inner.CheckAccessAsync(cancellationToken);
-        public Task<ObjectInfo?> HeadAsync(string key, CancellationToken cancellationToken = default) => inner.HeadAsync(key, cancellationToken);
-        public Task<ObjectInfo> PutAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, CancellationToken cancellationToken = default) =>
-            inner.PutAsync(key, content, length, metadata, cancellationToken);
-        public Task<ObjectInfo> PutAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, Core.Ports.IMultipartObserver? observer, PutCondition condition, CancellationToken cancellationToken = default) =>
-            inner.PutAsync(key, content, length, metadata, observer, condition, cancellationToken);
-        public IAsyncEnumerable<ObjectInfo> ListAsync(string prefix, bool recursive = true, CancellationToken cancellationToken = default) => inner.ListAsync(prefix, recursive, cancellationToken);
-        public Task DeleteAsync(string key, CancellationToken cancellationToken = default) => inner.DeleteAsync(key, cancellationToken);
-
-        public Task<ObjectInfo> CopyAsync(string sourceKey, string destinationKey, ObjectVersion expected, IReadOnlyDictionary<string, string>? metadata, Core.Ports.IMultipartObserver? observer, CancellationToken cancellationToken = default) =>
-            inner.CopyAsync(sourceKey, destinationKey, expected, metadata, observer, cancellationToken);
-
-        public async Task GetAsync(string key, Stream destination, long offset, long? length, ObjectVersion expected, CancellationToken cancellationToken = default)
+        public override async Task GetAsync(string key, Stream destination, long offset, long? length, ObjectVersion expected, CancellationToken cancellationToken = default)
         {
             if (Interlocked.Increment(ref _passed) <= passFirst)
             {
-                await inner.GetAsync(key, destination, offset, length, expected, cancellationToken);
+                await base.GetAsync(key, destination, offset, length, expected, cancellationToken);
                 return;
             }
             _started.TrySetResult();
             await _release.Task.WaitAsync(cancellationToken);
-            await inner.GetAsync(key, destination, offset, length, expected, cancellationToken);
+            await base.GetAsync(key, destination, offset, length, expected, cancellationToken);
         }
-
-        public Task AbortMultipartUploadAsync(string key, string uploadId, CancellationToken cancellationToken = default) =>
-            inner.AbortMultipartUploadAsync(key, uploadId, cancellationToken);
-
-        public Task<IReadOnlyList<Core.Ports.OpenMultipartUpload>> ListMultipartUploadsAsync(string key, CancellationToken cancellationToken = default) =>
-            inner.ListMultipartUploadsAsync(key, cancellationToken);
     }
 
     [Fact]

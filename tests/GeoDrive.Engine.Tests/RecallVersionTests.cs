@@ -60,46 +60,19 @@ public sealed class RecallVersionTests(S3ServerFixture s3) : IClassFixture<S3Ser
         await client.CompleteMultipartUploadAsync(new CompleteMultipartUploadRequest { BucketName = rig.Bucket, Key = key, UploadId = start.UploadId, PartETags = parts });
     }
 
-    private sealed class ReplacingStore(IObjectStore inner) : IObjectStore
+    private sealed class ReplacingStore(IObjectStore inner) : ForwardingStore(inner)
     {
         private int _gets;
 
         public Func<Task>? AfterFirstGet { get; set; }
 
-        public async Task GetAsync(string key, Stream destination, long offset, long? length, ObjectVersion expected, CancellationToken cancellationToken = default)
+        public override async Task GetAsync(string key, Stream destination, long offset, long? length, ObjectVersion expected, CancellationToken cancellationToken = default)
         {
-            await inner.GetAsync(key, destination, offset, length, expected, cancellationToken);
+            await base.GetAsync(key, destination, offset, length, expected, cancellationToken);
             if (AfterFirstGet is { } replace && Interlocked.Increment(ref _gets) == 1)
             {
                 await replace();
             }
         }
-
-        public Task GetAsync(string key, Stream destination, long offset = 0, long? length = null, CancellationToken cancellationToken = default) =>
-            GetAsync(key, destination, offset, length, default(ObjectVersion), cancellationToken);
-
-        public Task CheckAccessAsync(CancellationToken cancellationToken = default) => inner.CheckAccessAsync(cancellationToken);
-
-        public Task<ObjectInfo?> HeadAsync(string key, CancellationToken cancellationToken = default) => inner.HeadAsync(key, cancellationToken);
-
-        public Task<ObjectInfo> PutAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, CancellationToken cancellationToken = default) =>
-            inner.PutAsync(key, content, length, metadata, cancellationToken);
-
-        public Task<ObjectInfo> PutAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, IMultipartObserver? observer, PutCondition condition, CancellationToken cancellationToken = default) =>
-            inner.PutAsync(key, content, length, metadata, observer, condition, cancellationToken);
-
-        public IAsyncEnumerable<ObjectInfo> ListAsync(string prefix, bool recursive = true, CancellationToken cancellationToken = default) =>
-            inner.ListAsync(prefix, recursive, cancellationToken);
-
-        public Task DeleteAsync(string key, CancellationToken cancellationToken = default) => inner.DeleteAsync(key, cancellationToken);
-
-        public Task<ObjectInfo> CopyAsync(string sourceKey, string destinationKey, ObjectVersion expected, IReadOnlyDictionary<string, string>? metadata, IMultipartObserver? observer, CancellationToken cancellationToken = default) =>
-            inner.CopyAsync(sourceKey, destinationKey, expected, metadata, observer, cancellationToken);
-
-        public Task AbortMultipartUploadAsync(string key, string uploadId, CancellationToken cancellationToken = default) =>
-            inner.AbortMultipartUploadAsync(key, uploadId, cancellationToken);
-
-        public Task<IReadOnlyList<OpenMultipartUpload>> ListMultipartUploadsAsync(string key, CancellationToken cancellationToken = default) =>
-            inner.ListMultipartUploadsAsync(key, cancellationToken);
     }
 }

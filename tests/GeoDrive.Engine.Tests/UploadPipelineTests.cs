@@ -136,7 +136,7 @@ public sealed class UploadPipelineTests(S3ServerFixture s3) : IClassFixture<S3Se
     }
 
     /// <summary>The real store behind a gate: PUTs wait until released (fault injection: an upload caught in flight).</summary>
-    private sealed class HeldPutsStore(IObjectStore inner) : IObjectStore
+    private sealed class HeldPutsStore(IObjectStore inner) : ForwardingStore(inner)
     {
         private readonly TaskCompletionSource _released = new(TaskCreationOptions.RunContinuationsAsynchronously);
         private readonly ConcurrentDictionary<string, TaskCompletionSource> _started = new();
@@ -150,44 +150,12 @@ public sealed class UploadPipelineTests(S3ServerFixture s3) : IClassFixture<S3Se
 
         private TaskCompletionSource Started(string key) => _started.GetOrAdd(key, _ => new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously));
 
-        public async Task<ObjectInfo> PutAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, CancellationToken cancellationToken = default)
+        public override async Task<ObjectInfo> PutAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, IMultipartObserver? observer, PutCondition condition, CancellationToken cancellationToken = default)
         {
             _puts.AddOrUpdate(key, 1, (_, n) => n + 1);
             Started(key).TrySetResult();
             await _released.Task.WaitAsync(cancellationToken);
-            return await inner.PutAsync(key, content, length, metadata, cancellationToken);
+            return await base.PutAsync(key, content, length, metadata, observer, condition, cancellationToken);
         }
-
-        public async Task<ObjectInfo> PutAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, IMultipartObserver? observer, PutCondition condition, CancellationToken cancellationToken = default)
-        {
-            _puts.AddOrUpdate(key, 1, (_, n) => n + 1);
-            Started(key).TrySetResult();
-            await _released.Task.WaitAsync(cancellationToken);
-            return await inner.PutAsync(key, content, length, metadata, observer, condition, cancellationToken);
-        }
-
-        public Task CheckAccessAsync(CancellationToken cancellationToken = default) => inner.CheckAccessAsync(cancellationToken);
-
-        public Task<ObjectInfo?> HeadAsync(string key, CancellationToken cancellationToken = default) => inner.HeadAsync(key, cancellationToken);
-
-        public Task GetAsync(string key, Stream destination, long offset = 0, long? length = null, CancellationToken cancellationToken = default) =>
-            inner.GetAsync(key, destination, offset, length, cancellationToken);
-
-        public IAsyncEnumerable<ObjectInfo> ListAsync(string prefix, bool recursive = true, CancellationToken cancellationToken = default) =>
-            inner.ListAsync(prefix, recursive, cancellationToken);
-
-        public Task DeleteAsync(string key, CancellationToken cancellationToken = default) => inner.DeleteAsync(key, cancellationToken);
-
-        public Task<ObjectInfo> CopyAsync(string sourceKey, string destinationKey, ObjectVersion expected, IReadOnlyDictionary<string, string>? metadata, IMultipartObserver? observer, CancellationToken cancellationToken = default) =>
-            inner.CopyAsync(sourceKey, destinationKey, expected, metadata, observer, cancellationToken);
-
-        public Task GetAsync(string key, Stream destination, long offset, long? length, ObjectVersion expected, CancellationToken cancellationToken = default) =>
-            inner.GetAsync(key, destination, offset, length, expected, cancellationToken);
-
-        public Task AbortMultipartUploadAsync(string key, string uploadId, CancellationToken cancellationToken = default) =>
-            inner.AbortMultipartUploadAsync(key, uploadId, cancellationToken);
-
-        public Task<IReadOnlyList<OpenMultipartUpload>> ListMultipartUploadsAsync(string key, CancellationToken cancellationToken = default) =>
-            inner.ListMultipartUploadsAsync(key, cancellationToken);
     }
 }

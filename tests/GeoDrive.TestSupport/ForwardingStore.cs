@@ -1,0 +1,47 @@
+using GeoDrive.Core.Model;
+using GeoDrive.Core.Ports;
+
+namespace GeoDrive.TestSupport;
+
+/// <summary>
+/// The real store with every call passed through: a test's seam (a spy, a gate, a write at a chosen moment)
+/// overrides only what it intercepts. Every PUT reaches the conditional overload and every GET the pinned one,
+/// so overriding those two sees them all.
+/// </summary>
+public abstract class ForwardingStore(IObjectStore inner) : IObjectStore
+{
+    protected IObjectStore Inner => inner;
+
+    public virtual Task CheckAccessAsync(CancellationToken cancellationToken = default) => inner.CheckAccessAsync(cancellationToken);
+
+    public virtual Task<ObjectInfo?> HeadAsync(string key, CancellationToken cancellationToken = default) => inner.HeadAsync(key, cancellationToken);
+
+    public Task<ObjectInfo> PutAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, CancellationToken cancellationToken = default) =>
+        PutAsync(key, content, length, metadata, null, PutCondition.Any, cancellationToken);
+
+    public Task<ObjectInfo> PutAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, IMultipartObserver? observer, CancellationToken cancellationToken = default) =>
+        PutAsync(key, content, length, metadata, observer, PutCondition.Any, cancellationToken);
+
+    public virtual Task<ObjectInfo> PutAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, IMultipartObserver? observer, PutCondition condition, CancellationToken cancellationToken = default) =>
+        inner.PutAsync(key, content, length, metadata, observer, condition, cancellationToken);
+
+    public virtual Task AbortMultipartUploadAsync(string key, string uploadId, CancellationToken cancellationToken = default) =>
+        inner.AbortMultipartUploadAsync(key, uploadId, cancellationToken);
+
+    public virtual Task<IReadOnlyList<OpenMultipartUpload>> ListMultipartUploadsAsync(string key, CancellationToken cancellationToken = default) =>
+        inner.ListMultipartUploadsAsync(key, cancellationToken);
+
+    public Task GetAsync(string key, Stream destination, long offset = 0, long? length = null, CancellationToken cancellationToken = default) =>
+        GetAsync(key, destination, offset, length, default(ObjectVersion), cancellationToken);
+
+    public virtual Task GetAsync(string key, Stream destination, long offset, long? length, ObjectVersion expected, CancellationToken cancellationToken = default) =>
+        inner.GetAsync(key, destination, offset, length, expected, cancellationToken);
+
+    public virtual Task<ObjectInfo> CopyAsync(string sourceKey, string destinationKey, ObjectVersion expected, IReadOnlyDictionary<string, string>? metadata, IMultipartObserver? observer, CancellationToken cancellationToken = default) =>
+        inner.CopyAsync(sourceKey, destinationKey, expected, metadata, observer, cancellationToken);
+
+    public virtual IAsyncEnumerable<ObjectInfo> ListAsync(string prefix, bool recursive = true, CancellationToken cancellationToken = default) =>
+        inner.ListAsync(prefix, recursive, cancellationToken);
+
+    public virtual Task DeleteAsync(string key, CancellationToken cancellationToken = default) => inner.DeleteAsync(key, cancellationToken);
+}
