@@ -92,7 +92,7 @@ public sealed partial class DriveEngine
             LocalCopyReplaced?.Invoke(path);
             Record(DriveEventKind.Conflict, path,
                 $"Changed here and in the bucket (by another site or tool): the local bytes were kept as '{conflictPath}', and '{path}' is the bucket's version.");
-            QueueIfDue(mine);
+            _uploads.QueueIfDue(mine);
             return new BucketComparison(current, entry, false);
         }
     }

@@ -167,7 +167,7 @@ public sealed partial class DriveEngine : IDriveFileSystem
             // A Cached file that was open was skipped by the stubbing scan; its access wait starts now.
             StubScanNeededFor(entry);
             // Settle 0: straight into the upload queue, not at the next tick.
-            QueueIfDue(entry);
+            _uploads.QueueIfDue(entry);
         }
     }
 

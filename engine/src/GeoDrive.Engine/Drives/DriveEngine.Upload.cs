@@ -249,7 +249,7 @@ public sealed partial class DriveEngine
             result = entry;
         }
         Transfers.Uploaded(local.Size);
-        UploadWentThrough(path);
+        _uploads.WentThrough(path);
         return result;
     }
 
@@ -271,7 +271,7 @@ public sealed partial class DriveEngine
                 entry.LastError = error.Message;
                 if (error is GeoDriveException { ErrorId: ErrorIds.EndpointUnreachable })
                 {
-                    UploadFailedUnreachable(path);
+                    _uploads.FailedUnreachable(path);
                 }
             }
             _life.Apply(entry, FileChange.UploadAbandoned);

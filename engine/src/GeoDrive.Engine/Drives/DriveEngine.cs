@@ -18,7 +18,7 @@ namespace GeoDrive.Engine.Drives;
 /// scheduler is driven by <see cref="TickAsync"/>, which the Service calls on a timer and tests call
 /// directly after moving a manual clock.
 /// </summary>
-public sealed partial class DriveEngine
+public sealed partial class DriveEngine : IAsyncDisposable
 {
     private readonly IObjectStore _store;
     private readonly IFileIndex _index;
@@ -63,12 +63,30 @@ public sealed partial class DriveEngine
             new RecallJobDrive(options.Name, () => _policy, () => _index.FindByState(FileState.Stubbed), (path, ct) => RecallAsync(path, ct), Record, options.TimeZone),
             index as IRecallJobStore ?? new InMemoryRecallJobStore(), clock, _logger);
         _recallJobs.NoticePolicy();
+        _uploads = new UploadPipeline(options.Name, options, UploadAsync, path => _index.Get(path),
+            batch => _index.FindByState(FileState.Dirty, batch), _open.ContainsKey, () => _policy.Settle, () => UploadsSuspended,
+            _owedChanges.EndpointAnswered, clock, _logger);
         _thresholds = new CacheThresholds(options.CacheVolume ?? new FolderVolume(options.CachePath), () => _policy,
             () => _index.FindByState(FileState.Cached), _open.ContainsKey, StubAsync, Record);
     }
 
     // cacheThresholds: stubbing least recently used files while the cache volume is over its threshold.
     private readonly CacheThresholds _thresholds;
+
+    // The upload pipeline: settled Dirty files queued and uploaded by a few long-lived workers.
+    private readonly UploadPipeline _uploads;
+
+    /// <summary>Files waiting in the upload queue (not yet taken by a worker).</summary>
+    public int UploadQueueLength => _uploads.QueueLength;
+
+    /// <summary>Paths that hold a slot in the pipeline: queued or being uploaded (tests check no path is there twice).</summary>
+    public IReadOnlyCollection<string> PathsInUploadPipeline => _uploads.Paths;
+
+    /// <summary>Returns once no file is queued or uploading (what was queued meanwhile included).</summary>
+    public Task WhenUploadsIdleAsync(CancellationToken cancellationToken = default) => _uploads.WhenIdleAsync(cancellationToken);
+
+    /// <summary>Stops the upload workers: queued files stay Dirty in the index, uploads in flight are cancelled and go again at the next start.</summary>
+    public ValueTask DisposeAsync() => _uploads.DisposeAsync();
 
     // Scheduled recall jobs (Register-CloudRecallJob, the policy's recallJobs): their own collaborator.
     private readonly RecallJobScheduler _recallJobs;
@@ -160,7 +178,7 @@ public sealed partial class DriveEngine
     public async Task<TickResult> TickAsync(CancellationToken cancellationToken = default)
     {
         _recallJobs.StartDue();
-        var (uploaded, failed) = await UploadDueAsync(cancellationToken);
+        var (uploaded, failed) = await _uploads.TickAsync(cancellationToken);
         var stubbed = await StubDueAsync(cancellationToken);
         stubbed += await _thresholds.StubAsync(cancellationToken);
         await BringStubsHomeAsync(cancellationToken);
@@ -459,7 +477,7 @@ public sealed partial class DriveEngine
             if (_index.Get(path) is { State: FileState.Cached } cached && cached.ObjectKey == from && LocalFile.Read(LocalPath(path)) is { } local)
             {
                 _life.Apply(cached, ApplyChange(cached, local));
-                QueueIfDue(cached);
+                _uploads.QueueIfDue(cached);
                 return;
             }
         }

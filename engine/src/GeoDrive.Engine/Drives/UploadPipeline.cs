@@ -2,17 +2,39 @@ using System.Collections.Concurrent;
 using System.Threading.Channels;
 using GeoDrive.Core.Errors;
 using GeoDrive.Core.Model;
+using GeoDrive.Core.Ports;
 using Microsoft.Extensions.Logging;
 
 namespace GeoDrive.Engine.Drives;
 
 /// <summary>
 /// The upload pipeline: one bounded queue per drive, fed as files settle (by the tick, and by the last
-/// close when the settle delay is 0), read by <see cref="DriveEngineOptions.UploadConcurrency"/>
-/// long-lived workers. A path is never queued twice: from the moment it is queued until its upload
-/// ends it has one slot, and a change that arrives meanwhile sends it round again once that upload ends.
+/// close when the settle delay is 0), read by a fixed number of long-lived workers. A path is never
+/// queued twice: from the moment it is queued until its upload ends it has one slot, and a change that
+/// arrives meanwhile sends it round again once that upload ends. The drive's upload of one file is its
+/// own (<paramref name="upload"/>); the pipeline decides when and how many at once.
 /// </summary>
-public sealed partial class DriveEngine : IAsyncDisposable
+/// <param name="drive">The drive's name, for the log.</param>
+/// <param name="options">Workers, queue capacity, tick batch and whether a tick waits for the pipeline.</param>
+/// <param name="upload">Uploads one file now and returns its entry (Cached once verified).</param>
+/// <param name="current">The file's entry as the index has it now (null once gone).</param>
+/// <param name="dirtyFiles">Up to that many Dirty files, for the tick.</param>
+/// <param name="isOpen">Whether a file has a handle open (never uploaded then).</param>
+/// <param name="settle">The settle delay of the policy in force.</param>
+/// <param name="suspended">Whether uploads are suspended (Suspend-CloudDrive).</param>
+/// <param name="endpointAnswered">Told when an upload went through (bucket changes waiting for the endpoint go too).</param>
+public sealed class UploadPipeline(
+    string drive,
+    DriveEngineOptions options,
+    Func<string, CancellationToken, Task<FileEntry>> upload,
+    Func<string, FileEntry?> current,
+    Func<int, IEnumerable<FileEntry>> dirtyFiles,
+    Func<string, bool> isOpen,
+    Func<TimeSpan> settle,
+    Func<bool> suspended,
+    Action endpointAnswered,
+    IClock clock,
+    ILogger logger) : IAsyncDisposable
 {
     private readonly ConcurrentDictionary<string, UploadSlot> _uploadSlots = new(StringComparer.Ordinal);
     private readonly CancellationTokenSource _stopping = new();
@@ -22,14 +44,14 @@ public sealed partial class DriveEngine : IAsyncDisposable
     private int _uploadedSinceTick;
     private int _failedSinceTick;
 
-    /// <summary>Files waiting in the upload queue (not yet taken by a worker).</summary>
-    public int UploadQueueLength => _uploadQueue?.Reader.Count ?? 0;
+    /// <summary>Files waiting in the queue (not yet taken by a worker).</summary>
+    public int QueueLength => _uploadQueue?.Reader.Count ?? 0;
 
-    /// <summary>Paths that hold a slot in the pipeline: queued or being uploaded (tests check no path is there twice).</summary>
-    public IReadOnlyCollection<string> PathsInUploadPipeline => [.. _uploadSlots.Keys];
+    /// <summary>Paths that hold a slot: queued or being uploaded.</summary>
+    public IReadOnlyCollection<string> Paths => [.. _uploadSlots.Keys];
 
     /// <summary>Returns once no file is queued or uploading (what was queued meanwhile included).</summary>
-    public async Task WhenUploadsIdleAsync(CancellationToken cancellationToken = default)
+    public async Task WhenIdleAsync(CancellationToken cancellationToken = default)
     {
         while (_uploadSlots.Values.ToArray() is { Length: > 0 } slots)
         {
@@ -62,12 +84,12 @@ public sealed partial class DriveEngine : IAsyncDisposable
 
     /// <summary>
     /// Queues a Dirty file whose settle delay has passed. Returns its slot (a new one, or the one it
-    /// already holds), or null when uploads are suspended, the engine is stopping, or the queue is full
+    /// already holds), or null when uploads are suspended, the pipeline is stopping, or the queue is full
     /// and <paramref name="waitForRoom"/> is false (the next tick queues it then).
     /// </summary>
     private async ValueTask<UploadSlot?> QueueUploadAsync(string path, bool waitForRoom, CancellationToken cancellationToken)
     {
-        while (!UploadsSuspended && !_stopping.IsCancellationRequested)
+        while (!suspended() && !_stopping.IsCancellationRequested)
         {
             var slot = new UploadSlot(path);
             var held = _uploadSlots.GetOrAdd(path, slot);
@@ -105,9 +127,9 @@ public sealed partial class DriveEngine : IAsyncDisposable
     }
 
     /// <summary>The file-system events' way in: a file that is due now (settle 0) goes straight to the queue.</summary>
-    private void QueueIfDue(FileEntry entry)
+    public void QueueIfDue(FileEntry entry)
     {
-        if (IsDueForUpload(entry, _clock.UtcNow))
+        if (IsDueForUpload(entry, clock.UtcNow))
         {
             _ = QueueUploadAsync(entry.Path, waitForRoom: false, CancellationToken.None).AsTask();
         }
@@ -115,8 +137,8 @@ public sealed partial class DriveEngine : IAsyncDisposable
 
     private bool IsDueForUpload(FileEntry entry, DateTimeOffset now) =>
         entry.State == FileState.Dirty
-        && !_open.ContainsKey(entry.Path)
-        && (entry.DirtySinceUtc is null || entry.DirtySinceUtc.Value + _policy.Settle <= now)
+        && !isOpen(entry.Path)
+        && (entry.DirtySinceUtc is null || entry.DirtySinceUtc.Value + settle() <= now)
         && (entry.NextAttemptUtc is null || entry.NextAttemptUtc.Value <= now || EndpointAnsweredSinceItFailed(entry.Path));
 
     // Uploads whose last try failed only because the endpoint could not be reached (path -> how many uploads had
@@ -127,14 +149,16 @@ public sealed partial class DriveEngine : IAsyncDisposable
     private bool EndpointAnsweredSinceItFailed(string path) =>
         _uploadsWaitingForEndpoint.TryGetValue(path, out var failedAfter) && failedAfter < Interlocked.Read(ref _uploadsThrough);
 
-    private void UploadFailedUnreachable(string path) => _uploadsWaitingForEndpoint[path] = Interlocked.Read(ref _uploadsThrough);
+    /// <summary>The file's upload failed only because the endpoint could not be reached.</summary>
+    public void FailedUnreachable(string path) => _uploadsWaitingForEndpoint[path] = Interlocked.Read(ref _uploadsThrough);
 
-    private void UploadWentThrough(string path)
+    /// <summary>The file's upload went through: files that waited for the endpoint need not wait out their backoff.</summary>
+    public void WentThrough(string path)
     {
         _uploadsWaitingForEndpoint.TryRemove(path, out _);
         Interlocked.Increment(ref _uploadsThrough);
         // Bucket changes that waited only for the endpoint need not wait out their backoff either.
-        _owedChanges.EndpointAnswered();
+        endpointAnswered();
     }
 
     private Channel<UploadSlot> EnsureUploadWorkers()
@@ -147,8 +171,8 @@ public sealed partial class DriveEngine : IAsyncDisposable
         {
             if (_uploadQueue is null)
             {
-                var workers = Math.Max(1, Options.UploadConcurrency);
-                var queue = Channel.CreateBounded<UploadSlot>(new BoundedChannelOptions(Math.Max(Options.UploadQueueCapacity, workers))
+                var workers = Math.Max(1, options.UploadConcurrency);
+                var queue = Channel.CreateBounded<UploadSlot>(new BoundedChannelOptions(Math.Max(options.UploadQueueCapacity, workers))
                 {
                     SingleReader = false,
                     SingleWriter = false,
@@ -172,10 +196,10 @@ public sealed partial class DriveEngine : IAsyncDisposable
                 try
                 {
                     // Suspend-CloudDrive stops what has not started; the file stays Dirty and the tick queues it after Resume.
-                    if (!UploadsSuspended && !stopping.IsCancellationRequested)
+                    if (!suspended() && !stopping.IsCancellationRequested)
                     {
                         slot.Started();
-                        var entry = await UploadAsync(slot.Path, stopping);
+                        var entry = await upload(slot.Path, stopping);
                         outcome = entry.State == FileState.Cached ? UploadOutcome.Uploaded : UploadOutcome.NotUploaded;
                     }
                 }
@@ -191,7 +215,7 @@ public sealed partial class DriveEngine : IAsyncDisposable
                 catch (Exception ex) when (ex is not OperationCanceledException)
                 {
                     // A worker must outlive any one file.
-                    _logger.LogError(ex, "{Drive}: upload of {Path} failed unexpectedly", Name, slot.Path);
+                    logger.LogError(ex, "{Drive}: upload of {Path} failed unexpectedly", drive, slot.Path);
                     outcome = UploadOutcome.Failed;
                 }
                 if (outcome == UploadOutcome.Uploaded)
@@ -204,7 +228,7 @@ public sealed partial class DriveEngine : IAsyncDisposable
                 }
                 var askedAgain = slot.Close();
                 _uploadSlots.TryRemove(KeyValuePair.Create(slot.Path, slot));
-                if ((askedAgain || outcome == UploadOutcome.NotUploaded) && !stopping.IsCancellationRequested && _index.Get(slot.Path) is { } now)
+                if ((askedAgain || outcome == UploadOutcome.NotUploaded) && !stopping.IsCancellationRequested && current(slot.Path) is { } now)
                 {
                     // Changed while it was uploading: round again once due (settle 0: now); otherwise the tick finds it.
                     QueueIfDue(now);
@@ -240,18 +264,18 @@ public sealed partial class DriveEngine : IAsyncDisposable
     /// the previous tick. With <see cref="DriveEngineOptions.TickWaitsForUploads"/> (tests, tools) it
     /// first waits until the pipeline is idle; the Service's tick only queues.
     /// </summary>
-    private async Task<(int Uploaded, int Failed)> UploadDueAsync(CancellationToken cancellationToken)
+    public async Task<(int Uploaded, int Failed)> TickAsync(CancellationToken cancellationToken)
     {
-        if (UploadsSuspended)
+        if (suspended())
         {
             return (Interlocked.Exchange(ref _uploadedSinceTick, 0), Interlocked.Exchange(ref _failedSinceTick, 0));
         }
-        var now = _clock.UtcNow;
-        var due = _index.FindByState(FileState.Dirty, Options.TickBatchSize)
+        var now = clock.UtcNow;
+        var due = dirtyFiles(options.TickBatchSize)
             .Where(e => IsDueForUpload(e, now) && !_uploadSlots.ContainsKey(e.Path))
             .Select(e => e.Path)
             .ToList();
-        var wait = Options.TickWaitsForUploads;
+        var wait = options.TickWaitsForUploads;
         foreach (var path in due)
         {
             await QueueUploadAsync(path, waitForRoom: wait, cancellationToken);
@@ -259,7 +283,7 @@ public sealed partial class DriveEngine : IAsyncDisposable
         if (wait)
         {
             // A stepping tick returns with the pipeline idle, including files their close queued before it.
-            await WhenUploadsIdleAsync(cancellationToken);
+            await WhenIdleAsync(cancellationToken);
         }
         return (Interlocked.Exchange(ref _uploadedSinceTick, 0), Interlocked.Exchange(ref _failedSinceTick, 0));
     }
