@@ -165,7 +165,7 @@ public sealed partial class DriveEngine : IDriveFileSystem
                 _life.Save(entry, deferred: true);
             }
             // A Cached file that was open was skipped by the stubbing scan; its access wait starts now.
-            StubScanNeededFor(entry);
+            _accessWaits.NeededFor(entry);
             // Settle 0: straight into the upload queue, not at the next tick.
             _uploads.QueueIfDue(entry);
         }

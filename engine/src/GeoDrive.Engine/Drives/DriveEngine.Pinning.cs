@@ -22,7 +22,7 @@ public sealed partial class DriveEngine
             {
                 entry.Pinned = pinned;
                 _life.Save(entry);
-                StubScanNeededFor(entry);
+                _accessWaits.NeededFor(entry);
                 Record(DriveEventKind.Pin, path, pinned ? "Pinned (Set-CloudFile -Pin): kept local, never stubbed." : "Unpinned (Set-CloudFile -Unpin): stubbed again as the policy says.");
             }
         }

@@ -387,7 +387,7 @@ public sealed partial class DriveEngine
             entry.DirtySinceUtc = _clock.UtcNow;
             _life.Apply(entry, FileChange.RecalledForNewName);
         }
-        StubScanNeededFor(entry);
+        _accessWaits.NeededFor(entry);
         _recalls.TryRemove(new KeyValuePair<string, RecallSession>(path, session));
         Record(DriveEventKind.Recall, path, $"Recalled {ByteSize.Format(entry.Size)} from '{key}'{(session.RangeCount > 1 ? $" in {session.RangeCount} ranges" : "")}.");
         session.Outcome.TrySetResult(entry);

@@ -99,7 +99,7 @@ public sealed partial class DriveEngine
                 // The front end refused (ProjFS: the file is open or changed); its data is untouched.
                 StubMark.Clear(localPath);
                 _life.Apply(entry, FileChange.StubRefused);
-                StubScanNeededBy(_clock.UtcNow);
+                _accessWaits.NeededBy(_clock.UtcNow);
                 throw;
             }
             Record(DriveEventKind.Stub, path, $"Stubbed; {ByteSize.Format(entry.Size)} freed, data in '{key}'.");
@@ -113,97 +113,4 @@ public sealed partial class DriveEngine
         ErrorIds.FileNotUploaded, ErrorKind.InvalidOperation,
         $"'{path}' changed since its last upload, so it was not stubbed; it is Dirty again and will be uploaded.",
         "Run Invoke-ForceUpload for it, then stub it.");
-
-    // The access-wait scan reads every Cached entry, so it runs only when one can be due: at the
-    // earliest due time the last scan saw, or sooner when a file becomes Cached, is closed, is unpinned
-    // or the policy changes (StubScanNeededBy). Before, it ran at every tick, which on a drive of a few
-    // thousand files was most of the service's CPU while it uploaded (issue 4's profile).
-    private static readonly TimeSpan StubScanMaxInterval = TimeSpan.FromMinutes(1);
-    private readonly Lock _stubScanGate = new();
-    private DateTimeOffset _stubScanNotBefore = DateTimeOffset.MinValue;
-
-    /// <summary>A Cached file may be due for stubbing by its access wait at <paramref name="at"/>: scan by then.</summary>
-    private void StubScanNeededBy(DateTimeOffset at)
-    {
-        lock (_stubScanGate)
-        {
-            if (at < _stubScanNotBefore)
-            {
-                _stubScanNotBefore = at;
-            }
-        }
-    }
-
-    /// <summary>As <see cref="StubScanNeededBy"/> for a file that is Cached now (by its last access and access wait).</summary>
-    private void StubScanNeededFor(FileEntry cached)
-    {
-        if (cached.State == FileState.Cached)
-        {
-            StubScanNeededBy(cached.LastAccessUtc + _policy.AccessWaitFor(cached.Path));
-        }
-    }
-
-    private async Task<int> StubDueAsync(CancellationToken cancellationToken)
-    {
-        var policy = _policy;
-        if (!policy.StubbingEnabled)
-        {
-            return 0;
-        }
-        var now = _clock.UtcNow;
-        lock (_stubScanGate)
-        {
-            if (now < _stubScanNotBefore)
-            {
-                return 0;
-            }
-            // Claimed: what becomes Cached during the scan lowers it again.
-            _stubScanNotBefore = DateTimeOffset.MaxValue;
-        }
-        var next = DateTimeOffset.MaxValue;
-        var due = new List<string>();
-        foreach (var e in _index.FindByState(FileState.Cached))
-        {
-            // Pinned and too small stay so until a pin or the policy changes; an open file's close
-            // sets its last access, and with it its own due time.
-            if (e.Pinned || _open.ContainsKey(e.Path) || e.Size < policy.MinimumSize || policy.IsPinned(e.Path))
-            {
-                continue;
-            }
-            var dueAt = e.LastAccessUtc + policy.AccessWaitFor(e.Path);
-            if (dueAt > now)
-            {
-                next = dueAt < next ? dueAt : next;
-            }
-            else if (due.Count < Options.TickBatchSize)
-            {
-                due.Add(e.Path);
-            }
-            else
-            {
-                next = now; // more than one batch is due: the next tick goes on
-            }
-        }
-        var stubbed = 0;
-        foreach (var path in due)
-        {
-            try
-            {
-                var entry = await StubAsync(path, cancellationToken);
-                if (entry.State == FileState.Stubbed)
-                {
-                    stubbed++;
-                }
-            }
-            catch (GeoDriveException ex)
-            {
-                // Tried again at the next tick, as before the scan was scheduled.
-                next = now;
-                Record(DriveEventKind.Error, path, $"Not stubbed: {ex.Message}", ex.ErrorId);
-            }
-        }
-        // A safety net, not a schedule: even a Cached entry the engine was not told of is found within a minute.
-        StubScanNeededBy(next < now + StubScanMaxInterval ? next : now + StubScanMaxInterval);
-        return stubbed;
-    }
 }

@@ -66,9 +66,13 @@ public sealed partial class DriveEngine : IAsyncDisposable
         _uploads = new UploadPipeline(options.Name, options, UploadAsync, path => _index.Get(path),
             batch => _index.FindByState(FileState.Dirty, batch), _open.ContainsKey, () => _policy.Settle, () => UploadsSuspended,
             _owedChanges.EndpointAnswered, clock, _logger);
+        _accessWaits = new AccessWaitStubbing(() => _policy, () => _index.FindByState(FileState.Cached), _open.ContainsKey, StubAsync, Record, clock, options.TickBatchSize);
         _thresholds = new CacheThresholds(options.CacheVolume ?? new FolderVolume(options.CachePath), () => _policy,
             () => _index.FindByState(FileState.Cached), _open.ContainsKey, StubAsync, Record);
     }
+
+    // Stubbing by access wait: a scan when a Cached file can be due.
+    private readonly AccessWaitStubbing _accessWaits;
 
     // cacheThresholds: stubbing least recently used files while the cache volume is over its threshold.
     private readonly CacheThresholds _thresholds;
@@ -145,7 +149,7 @@ public sealed partial class DriveEngine : IAsyncDisposable
         _policy = policy;
         PolicyLoadedUtc = _clock.UtcNow;
         // Access waits, pins or the minimum size may have changed: every Cached file is looked at again.
-        StubScanNeededBy(DateTimeOffset.MinValue);
+        _accessWaits.NeededBy(DateTimeOffset.MinValue);
         _recallJobs.NoticePolicy();
     }
 
@@ -179,7 +183,7 @@ public sealed partial class DriveEngine : IAsyncDisposable
     {
         _recallJobs.StartDue();
         var (uploaded, failed) = await _uploads.TickAsync(cancellationToken);
-        var stubbed = await StubDueAsync(cancellationToken);
+        var stubbed = await _accessWaits.StubDueAsync(cancellationToken);
         stubbed += await _thresholds.StubAsync(cancellationToken);
         await BringStubsHomeAsync(cancellationToken);
         var deleted = await SettleOwedChangesAsync(cancellationToken);
