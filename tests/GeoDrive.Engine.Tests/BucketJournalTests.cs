@@ -192,6 +192,28 @@ public sealed class BucketJournalTests(S3ServerFixture s3) : IClassFixture<S3Ser
     }
 
     [Fact]
+    public async Task A_file_whose_upload_failed_while_the_endpoint_was_down_tries_it_again_within_seconds_even_when_nothing_else_is_uploaded()
+    {
+        using var proxy = new FaultProxy(s3.Endpoint);
+        await using var rig = new DriveRig(s3, SettleZero, endpoint: proxy.Endpoint);
+        var waiting = DriveRig.RandomBytes(10_000, 17);
+        await rig.WriteAsync("waiting.bin", waiting);
+        proxy.Stop();
+        await FailThroughBackoffsAsync(rig, 5, () => UploadAllAsync(rig));
+        await UploadAllAsync(rig);
+        Assert.Equal(FileState.Dirty, rig.StateOf("waiting.bin"));
+
+        proxy.Start();
+        // Well within the backoff reached (64 s), past the endpoint's try interval; nothing else goes up.
+        rig.Clock.Advance(TimeSpan.FromSeconds(11));
+        await UploadAllAsync(rig);
+        await UploadAllAsync(rig);
+
+        Assert.Equal(waiting, await rig.ObjectBytesAsync("waiting.bin"));
+        Assert.Equal(FileState.Cached, rig.StateOf("waiting.bin"));
+    }
+
+    [Fact]
     public async Task A_file_renamed_to_an_excluded_name_stays_local_and_its_old_object_is_deleted()
     {
         await using var rig = new DriveRig(s3, SettleZero);

@@ -146,6 +146,37 @@ public sealed class UploadPipeline(
     private readonly ConcurrentDictionary<string, long> _uploadsWaitingForEndpoint = new(StringComparer.Ordinal);
     private long _uploadsThrough;
 
+    private DateTimeOffset _lastEndpointTryUtc = DateTimeOffset.MinValue;
+
+    /// <summary>
+    /// Nothing else goes up, and files wait for an endpoint that did not answer: at most once per
+    /// <see cref="OwedBucketChanges.EndpointTryInterval"/>, the first of them tries now, whatever its backoff;
+    /// if it goes through, the rest follow (<see cref="WentThrough"/>). Without it, a file whose backoff had
+    /// grown during an outage waited it out (up to minutes) after the endpoint was back.
+    /// </summary>
+    private string? TryEndpointNow(DateTimeOffset now)
+    {
+        if (_uploadsWaitingForEndpoint.IsEmpty || now - _lastEndpointTryUtc < OwedBucketChanges.EndpointTryInterval)
+        {
+            return null;
+        }
+        foreach (var path in _uploadsWaitingForEndpoint.Keys.Order(StringComparer.Ordinal))
+        {
+            if (current(path) is not { State: FileState.Dirty } entry)
+            {
+                // Uploaded, deleted or renamed meanwhile: nothing of it waits any more.
+                _uploadsWaitingForEndpoint.TryRemove(path, out _);
+                continue;
+            }
+            if (!isOpen(entry.Path) && !_uploadSlots.ContainsKey(path) && (entry.DirtySinceUtc is null || entry.DirtySinceUtc.Value + settle() <= now))
+            {
+                _lastEndpointTryUtc = now;
+                return path;
+            }
+        }
+        return null;
+    }
+
     private bool EndpointAnsweredSinceItFailed(string path) =>
         _uploadsWaitingForEndpoint.TryGetValue(path, out var failedAfter) && failedAfter < Interlocked.Read(ref _uploadsThrough);
 
@@ -275,6 +306,10 @@ public sealed class UploadPipeline(
             .Where(e => IsDueForUpload(e, now) && !_uploadSlots.ContainsKey(e.Path))
             .Select(e => e.Path)
             .ToList();
+        if (due.Count == 0 && TryEndpointNow(now) is { } trying)
+        {
+            due.Add(trying);
+        }
         var wait = options.TickWaitsForUploads;
         foreach (var path in due)
         {
