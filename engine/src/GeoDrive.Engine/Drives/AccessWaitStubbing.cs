@@ -52,6 +52,10 @@ public sealed class AccessWaitStubbing(
         }
     }
 
+    /// <summary>Whether the policy lets a Cached file be stubbed at all: not pinned (by cmdlet or rule), not open, not below minimumSize.</summary>
+    internal static bool MayStub(FileEntry entry, PolicyEvaluator rules, Func<string, bool> isOpen) =>
+        !entry.Pinned && !isOpen(entry.Path) && entry.Size >= rules.MinimumSize && !rules.IsPinned(entry.Path);
+
     /// <summary>One pass of the tick: stubs what is due, if a scan is due; returns how many files were stubbed.</summary>
     public async Task<int> StubDueAsync(CancellationToken cancellationToken)
     {
@@ -76,7 +80,7 @@ public sealed class AccessWaitStubbing(
         {
             // Pinned and too small stay so until a pin or the policy changes; an open file's close
             // sets its last access, and with it its own due time.
-            if (e.Pinned || isOpen(e.Path) || e.Size < rules.MinimumSize || rules.IsPinned(e.Path))
+            if (!MayStub(e, rules, isOpen))
             {
                 continue;
             }

@@ -50,7 +50,7 @@ public sealed class CacheThresholds(
 
         var started = usage;
         var candidates = cachedFiles()
-            .Where(e => !e.Pinned && !isOpen(e.Path) && e.Size > 0 && e.Size >= rules.MinimumSize && !rules.IsPinned(e.Path))
+            .Where(e => e.Size > 0 && AccessWaitStubbing.MayStub(e, rules, isOpen))
             .OrderBy(e => e.LastAccessUtc)
             .Select(e => e.Path)
             .ToList();
