@@ -41,10 +41,6 @@ public sealed partial class DriveEngine
         ct => _store.HeadAsync(Options.Prefix + DriveEngineOptions.InternalFolder + "/probe", ct),
         (path, message, errorId) => Record(errorId is null ? DriveEventKind.Sync : DriveEventKind.Error, path, message, errorId)));
 
-    // Keys whose files were renamed away locally while their objects are still needed (until the new name
-    // is uploaded): never brought back as stubs. Keys of deleted files are tombstones through the journal.
-    private readonly ConcurrentDictionary<string, byte> _tombstones = new(StringComparer.Ordinal);
-
     public async ValueTask BeforeEnumerateAsync(string path, Caller caller, CancellationToken cancellationToken = default)
     {
         if (IsInternalPath(path) || TreatmentFor(caller).FolderSync == SyncAction.Skip)
@@ -354,7 +350,7 @@ public sealed partial class DriveEngine
     /// <summary>The drive path for a listed key when it is a file the cache does not have yet; null otherwise.</summary>
     private string? NewFileFor(string key)
     {
-        if (DrivePathOf(key) is not { } path || _policy.IsExcluded(path, isDirectory: false) || IsTombstoned(key) || _displaced.ContainsKey(key))
+        if (DrivePathOf(key) is not { } path || _policy.IsExcluded(path, isDirectory: false) || IsTombstoned(key) || _renamed.IsHeld(key))
         {
             return null;
         }
@@ -406,7 +402,7 @@ public sealed partial class DriveEngine
             Record(DriveEventKind.Error, path, $"No stub was made for the object '{head.Key}': {ex.Message}", ex.ErrorId);
             return false;
         }
-        if (Path.Exists(local) || _index.Get(path) is not null || IsTombstoned(head.Key) || _displaced.ContainsKey(head.Key))
+        if (Path.Exists(local) || _index.Get(path) is not null || IsTombstoned(head.Key) || _renamed.IsHeld(head.Key))
         {
             return false;
         }
@@ -550,20 +546,10 @@ public sealed partial class DriveEngine
 
     private static string FolderLockName(string folder) => "\0folder-sync:" + folder;
 
-    private void Tombstone(string? key)
-    {
-        if (key is not null)
-        {
-            _tombstones[key] = 0;
-        }
-    }
-
-    private void ForgetTombstone(string key) => _tombstones.TryRemove(key, out _);
-
-    private bool IsTombstoned(string key) => _tombstones.ContainsKey(key) || _owedChanges.IsDeleteOwed(key);
+    private bool IsTombstoned(string key) => _renamed.WasLeft(key) || _owedChanges.IsDeleteOwed(key);
 
     private bool HasTombstoneUnder(string prefixKey) =>
-        (!_tombstones.IsEmpty && _tombstones.Keys.Any(k => k.StartsWith(prefixKey, StringComparison.Ordinal))) || _owedChanges.HasDeleteOwedUnder(prefixKey);
+        _renamed.AnyLeftUnder(prefixKey) || _owedChanges.HasDeleteOwedUnder(prefixKey);
 
     /// <summary>
     /// Whether the bucket's object is the version the entry records: the SHA-256 GeoDrive recorded

@@ -12,8 +12,7 @@ public sealed partial class DriveEngine : IDriveFileSystem
 {
     public string CachePath => Options.CachePath;
 
-    public bool IsInternalPath(string path) =>
-        path == DriveEngineOptions.InternalFolder || path.StartsWith(DriveEngineOptions.InternalFolder + "/", StringComparison.Ordinal);
+    public bool IsInternalPath(string path) => DriveEngineOptions.IsInternal(path);
 
     public ValueTask<OpenDecision> OpenAsync(string path, Caller caller, OpenIntent intent, CancellationToken cancellationToken = default) =>
         OpenCoreAsync(path, caller, intent, streaming: false, cancellationToken);
@@ -318,7 +317,7 @@ public sealed partial class DriveEngine : IDriveFileSystem
         if (entry.ObjectKey is { } oldKey && oldKey != KeyFor(entry.Path))
         {
             // The old key holds these bytes until they are under the new one; it is no new file to sync down.
-            Tombstone(oldKey);
+            _renamed.Left(oldKey);
         }
         var excluded = _policy.IsExcluded(entry.Path, isDirectory: false);
         switch (entry.State)
@@ -326,15 +325,15 @@ public sealed partial class DriveEngine : IDriveFileSystem
             case FileState.Stubbed or FileState.Recalling when excluded:
                 // Renamed to a name the policy keeps local: its bytes come home first (in the background, by the
                 // tick), then it is Excluded and its old object goes. Until then the old key keeps them.
-                TrackDisplaced(entry);
-                _stubsToBringHome[entry.Path] = 0;
+                _renamed.Track(entry);
+                _renamed.BringHome(entry.Path);
                 break;
             case FileState.Stubbed:
             case FileState.Recalling:
             case FileState.Cached when !excluded:
                 // Clean: the bucket copies its object to the new key (server side), nothing goes up again.
                 // Until then its bytes stay under the old key (kept in ObjectKey), which nothing may overwrite.
-                TrackDisplaced(entry);
+                _renamed.Track(entry);
                 if (entry.ObjectKey is { } from && from != KeyFor(entry.Path))
                 {
                     copies.Add((from, KeyFor(entry.Path)));
@@ -376,22 +375,6 @@ public sealed partial class DriveEngine : IDriveFileSystem
                 _open.TryRemove(path, out _);
                 _open.TryAdd(newPath + path[oldPath.Length..], 0);
             }
-        }
-    }
-
-    private void TrackDisplaced(FileEntry stub)
-    {
-        if (stub.ObjectKey is not { } key)
-        {
-            return;
-        }
-        if (key == KeyFor(stub.Path))
-        {
-            _displaced.TryRemove(key, out _);
-        }
-        else
-        {
-            _displaced[key] = stub.Path;
         }
     }
 

@@ -383,7 +383,7 @@ public sealed partial class DriveEngine
         {
             // A stub renamed while its bytes stayed under the old key: now that the data is local it
             // goes up under its new name, and the old key is removed once that upload is verified.
-            _displaced.TryRemove(new KeyValuePair<string, string>(key, path));
+            _renamed.Release(key, path);
             entry.DirtySinceUtc = _clock.UtcNow;
             _life.Apply(entry, FileChange.RecalledForNewName);
         }

@@ -36,14 +36,8 @@ public sealed partial class DriveEngine : IAsyncDisposable
     // Deletes and multipart aborts owed to the bucket, journaled in the index (OwedBucketChanges).
     private readonly OwedBucketChanges _owedChanges;
 
-    // Keys still holding the bytes of a stub that was renamed away from them (key -> the stub's new
-    // path). Before anything else is written to such a key, that stub is recalled, so no rename can
-    // let a new file overwrite a stub's only copy.
-    private readonly ConcurrentDictionary<string, string> _displaced = new(StringComparer.Ordinal);
-
-    // Stubs renamed to an excluded name: recalled by the tick (a rename never waits on the network), then
-    // made Excluded by their upload's policy check, which owes their old key's delete.
-    private readonly ConcurrentDictionary<string, byte> _stubsToBringHome = new(StringComparer.Ordinal);
+    // Keys renamed away from, keys a renamed stub still needs, stubs renamed to a name kept local.
+    private readonly RenamedKeys _renamed;
 
     private volatile PolicyEvaluator _policy;
 
@@ -57,6 +51,7 @@ public sealed partial class DriveEngine : IAsyncDisposable
         _policy = policy;
         _clock = clock;
         _logger = logger ?? NullLogger.Instance;
+        _renamed = new RenamedKeys(index.Get, KeyFor);
         _owedChanges = new OwedBucketChanges(index as IBucketJournal ?? new InMemoryBucketJournal(), clock, options.MaxRetryDelay);
         PolicyLoadedUtc = clock.UtcNow;
         _recallJobs = new RecallJobScheduler(
@@ -153,6 +148,19 @@ public sealed partial class DriveEngine : IAsyncDisposable
         _recallJobs.NoticePolicy();
     }
 
+    /// <summary>
+    /// Brings the index and the cache back into agreement after a start or a crash (<see cref="CacheRecovery"/>);
+    /// call once, before the front end serves the drive and before the first tick.
+    /// </summary>
+    public Task<RecoveryReport> StartAsync(CancellationToken cancellationToken = default)
+    {
+        OwnerOnly.Folder(Options.InternalPath);
+        var recovery = new CacheRecovery(Options, _index, _life, _owedChanges, _renamed, () => _policy, _clock, ApplyChange, ConflictPathFor, Record);
+        var report = recovery.Run(cancellationToken);
+        Record(DriveEventKind.Service, null, $"Drive started: {report}.");
+        return Task.FromResult(report);
+    }
+
     /// <summary>Puts a policy event (reloaded, refused) in the drive's event log, beside the file events it explains.</summary>
     public void RecordPolicyEvent(string message, string? errorId = null) => Record(DriveEventKind.Policy, null, message, errorId);
 
@@ -240,20 +248,20 @@ public sealed partial class DriveEngine : IAsyncDisposable
 
     private async Task BringStubsHomeAsync(CancellationToken cancellationToken)
     {
-        foreach (var path in _stubsToBringHome.Keys)
+        foreach (var path in _renamed.ComingHome)
         {
             try
             {
                 var entry = await RecallAsync(path, cancellationToken);
                 if (entry.State != FileState.Stubbed)
                 {
-                    _stubsToBringHome.TryRemove(path, out _);
+                    _renamed.CameHome(path);
                 }
             }
             catch (GeoDriveException ex) when (ex.ErrorId == ErrorIds.FileNotFound)
             {
                 // Renamed on or deleted meanwhile: its new name decides.
-                _stubsToBringHome.TryRemove(path, out _);
+                _renamed.CameHome(path);
             }
             catch (GeoDriveException ex)
             {
@@ -365,7 +373,7 @@ public sealed partial class DriveEngine : IAsyncDisposable
             }
             await _store.DeleteAsync(key, cancellationToken);
             _owedChanges.Done(change);
-            ForgetTombstone(key);
+            _renamed.Forget(key);
             return true;
         }
     }
@@ -382,10 +390,10 @@ public sealed partial class DriveEngine : IAsyncDisposable
                 return false;
             }
             _owedChanges.Done(change);
-            ForgetTombstone(change.Key);
+            _renamed.Forget(change.Key);
             return false;
         }
-        return !IsDisplacedStillNeeded(change.Key) && !_owedChanges.IsCopySource(change.Key);
+        return !_renamed.IsStillNeeded(change.Key) && !_owedChanges.IsCopySource(change.Key);
     }
 
     /// <summary>
@@ -465,7 +473,7 @@ public sealed partial class DriveEngine : IAsyncDisposable
                 now.ETag = copied.ETag;
                 now.VersionId = copied.VersionId;
                 _life.Save(now);
-                _displaced.TryRemove(new KeyValuePair<string, string>(from, path));
+                _renamed.Release(from, path);
             }
             // After the entry names the new key (a crash between leaves an old copy, never the only one).
             _owedChanges.OweDeletes([from]);
@@ -506,29 +514,10 @@ public sealed partial class DriveEngine : IAsyncDisposable
     }
 
 
-    /// <summary>
-    /// Whether a renamed clean file still has its only bucket copy under <paramref name="key"/>. Checked
-    /// against the index, so a claim left behind (the file was uploaded anew, deleted or moved on) never
-    /// keeps an old key for ever; such a claim is dropped here.
-    /// </summary>
-    private bool IsDisplacedStillNeeded(string key)
-    {
-        if (!_displaced.TryGetValue(key, out var holder))
-        {
-            return false;
-        }
-        if (_index.Get(holder) is { State: FileState.Stubbed or FileState.Recalling or FileState.Cached } entry && entry.ObjectKey == key)
-        {
-            return true;
-        }
-        _displaced.TryRemove(new KeyValuePair<string, string>(key, holder));
-        return false;
-    }
-
     /// <summary>Before <paramref name="key"/> is overwritten: a renamed stub whose bytes still live there comes home first.</summary>
     private async Task RescueDisplacedStubAsync(string key, string uploadingPath, CancellationToken cancellationToken)
     {
-        if (!_displaced.TryGetValue(key, out var stubPath) || stubPath == uploadingPath)
+        if (_renamed.HolderOf(key) is not { } stubPath || stubPath == uploadingPath)
         {
             return;
         }
@@ -542,7 +531,7 @@ public sealed partial class DriveEngine : IAsyncDisposable
                     _life.Apply(stub, ApplyChange(stub, local));
                 }
             }
-            _displaced.TryRemove(key, out _);
+            _renamed.Release(key);
         }
     }
 

@@ -45,6 +45,10 @@ public sealed class DriveEngineOptions
     /// <summary>The engine's own folder name inside the cache.</summary>
     public const string InternalFolder = ".geodrive";
 
+    /// <summary>Whether a drive path is the engine's own folder or in it (never shown, synced or uploaded).</summary>
+    public static bool IsInternal(string path) =>
+        path == InternalFolder || path.StartsWith(InternalFolder + "/", StringComparison.Ordinal);
+
     /// <summary>
     /// Where the engine keeps its own files: "&lt;cache&gt;/.geodrive" unless the host puts them elsewhere
     /// (on Windows the cache folder is the ProjFS root, whose every entry applications see).

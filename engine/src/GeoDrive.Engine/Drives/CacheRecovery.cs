@@ -1,25 +1,44 @@
 using GeoDrive.Core.Errors;
 using GeoDrive.Core.Model;
 using GeoDrive.Core.Paths;
+using GeoDrive.Core.Ports;
 using GeoDrive.Engine.Files;
+using GeoDrive.Engine.Layout;
+using GeoDrive.Policies.Evaluation;
 
 namespace GeoDrive.Engine.Drives;
 
-public sealed partial class DriveEngine
+/// <summary>
+/// Brings the index and the cache back into agreement when a drive starts, after a clean stop or a crash
+/// (docs/architecture.md, "Recovery at start"): interrupted uploads are Dirty again, interrupted recalls are clean stubs
+/// again, files changed or created while nobody watched are Dirty, a marked file the index does not know is a
+/// stub (never data), bytes written into a stub are kept beside it, and entries of files that are gone are
+/// dropped. It works on the index, the cache folder and the bucket journal only: a drive recovers with its
+/// endpoint down, and what the bucket owes (copies, deletes) is journaled for the tick.
+/// </summary>
+/// <param name="applyChange">The drive's rule for new local bytes (Dirty, or Excluded under a name kept local).</param>
+/// <param name="conflictPathFor">A free conflict name beside a path.</param>
+/// <param name="record">Records a drive event.</param>
+internal sealed class CacheRecovery(
+    DriveEngineOptions options,
+    IFileIndex index,
+    FileLife life,
+    OwedBucketChanges owed,
+    RenamedKeys renamed,
+    Func<PolicyEvaluator> policy,
+    IClock clock,
+    Func<FileEntry, LocalFile, FileChange> applyChange,
+    Func<string, string> conflictPathFor,
+    Action<DriveEventKind, string?, string, string?> record)
 {
-    /// <summary>
-    /// Brings the index and the cache back into agreement after a start or a crash: interrupted
-    /// uploads are Dirty again, interrupted recalls are clean stubs again, files changed or created
-    /// while nobody watched are Dirty, and entries of files that are gone are dropped.
-    /// </summary>
-    public Task<RecoveryReport> StartAsync(CancellationToken cancellationToken = default)
+    /// <summary>One pass over the index, then over the cache folder; what it found and repaired.</summary>
+    public RecoveryReport Run(CancellationToken cancellationToken = default)
     {
-        OwnerOnly.Folder(Options.InternalPath);
         var report = new RecoveryReport();
 
         var copiesOwed = new List<(string From, string To)>();
         var vanishedStubs = new List<FileEntry>();
-        foreach (var entry in _index.All().ToList())
+        foreach (var entry in index.All().ToList())
         {
             cancellationToken.ThrowIfCancellationRequested();
             var localPath = LocalPath(entry.Path);
@@ -32,26 +51,26 @@ public sealed partial class DriveEngine
                     // Or renamed on disk before the index heard of it: its marked file elsewhere is matched below.
                     vanishedStubs.Add(entry);
                 }
-                _life.Forget(entry.Path);
+                life.Forget(entry.Path);
                 report.Forgotten++;
                 continue;
             }
-            var excluded = _policy.IsExcluded(entry.Path, isDirectory: false);
+            var excluded = policy().IsExcluded(entry.Path, isDirectory: false);
             if (entry.ObjectKey is { } recordedKey && recordedKey != KeyFor(entry.Path))
             {
                 // Renamed away from that key, whose bytes it still needs: never synced down as a new file.
-                Tombstone(recordedKey);
+                renamed.Left(recordedKey);
                 if (entry.State is FileState.Cached && excluded)
                 {
                     // Renamed clean to a name kept local (a crash before the rename was looked at): its bytes are
                     // here, so it is Excluded and its old object goes, as the rename would have done.
-                    _owedChanges.OweDeletes([recordedKey]);
+                    owed.OweDeletes([recordedKey]);
                     entry.ObjectKey = null;
-                    _life.Apply(entry, ApplyChange(entry, local.Value));
+                    life.Apply(entry, applyChange(entry, local.Value));
                     report.ChangedFound++;
                     continue;
                 }
-                if (entry.State is FileState.Cached or FileState.Stubbed or FileState.Recalling && !excluded && !_owedChanges.IsCopyOwedTo(KeyFor(entry.Path)))
+                if (entry.State is FileState.Cached or FileState.Stubbed or FileState.Recalling && !excluded && !owed.IsCopyOwedTo(KeyFor(entry.Path)))
                 {
                     // Renamed clean, its copy not journaled (a crash between the index's rename and the journal): owed now.
                     // Never to a name kept local: a stub there comes home from its old key (below) and nothing goes up.
@@ -61,15 +80,15 @@ public sealed partial class DriveEngine
             switch (entry.State)
             {
                 case FileState.Uploading:
-                    entry.DirtySinceUtc ??= _clock.UtcNow;
-                    _life.Apply(entry, FileChange.Interrupted);
+                    entry.DirtySinceUtc ??= clock.UtcNow;
+                    life.Apply(entry, FileChange.Interrupted);
                     report.UploadsResumed++;
                     break;
                 case FileState.Recalling:
                 case FileState.Stubbed:
                     if (excluded)
                     {
-                        _stubsToBringHome[entry.Path] = 0;
+                        renamed.BringHome(entry.Path);
                     }
                     var stubKey = entry.ObjectKey ?? KeyFor(entry.Path);
                     if (entry.State == FileState.Recalling)
@@ -77,9 +96,9 @@ public sealed partial class DriveEngine
                         // An interrupted recall: its partial bytes came from the bucket and go again.
                         if (!ThroughLink(entry.Path))
                         {
-                            LocalFile.MakeStub(Options.CachePath, localPath, entry.Size, entry.ModifiedUtc, MarkFor(entry, stubKey));
+                            LocalFile.MakeStub(options.CachePath, localPath, entry.Size, entry.ModifiedUtc, MarkFor(entry, stubKey));
                         }
-                        _life.Apply(entry, FileChange.RecallFailed);
+                        life.Apply(entry, FileChange.RecallFailed);
                         report.StubsRepaired++;
                     }
                     else if (StubMark.Read(localPath) is { } mark ? !mark.IsPlaceholder(local.Value) : local.Value.Size != entry.Size || local.Value.ModifiedUtc != entry.ModifiedUtc)
@@ -92,33 +111,33 @@ public sealed partial class DriveEngine
                     else if (StubMark.Read(localPath) is null)
                     {
                         // A stub from before stubs were marked (or whose marking a crash cut short): marked now.
-                        StubMark.Write(Options.CachePath, localPath, MarkFor(entry, stubKey));
+                        StubMark.Write(options.CachePath, localPath, MarkFor(entry, stubKey));
                     }
-                    TrackDisplaced(entry);
+                    renamed.Track(entry);
                     break;
                 default:
                     if (local.Value.Size != entry.Size || local.Value.ModifiedUtc != entry.ModifiedUtc)
                     {
-                        _life.Apply(entry, ApplyChange(entry, local.Value));
+                        life.Apply(entry, applyChange(entry, local.Value));
                         report.ChangedFound++;
                     }
                     break;
             }
         }
 
-        _owedChanges.OweCopies(copiesOwed);
+        owed.OweCopies(copiesOwed);
 
         foreach (var file in EnumerateCacheFiles())
         {
             cancellationToken.ThrowIfCancellationRequested();
-            if (_index.Get(file) is not null)
+            if (index.Get(file) is not null)
             {
                 continue;
             }
             if (DrivePath.IsTooLong(file))
             {
                 // Made straight in the cache (never through the mount, which refuses it): the index cannot hold it.
-                Record(DriveEventKind.Error, file[..Math.Min(file.Length, 200)] + "…", $"A file in the cache was left out: {DrivePath.TooLong(file).Message}", ErrorIds.PathTooLong);
+                record(DriveEventKind.Error, file[..Math.Min(file.Length, 200)] + "…", $"A file in the cache was left out: {DrivePath.TooLong(file).Message}", ErrorIds.PathTooLong);
                 continue;
             }
             if (LocalFile.Read(LocalPath(file)) is not { } local)
@@ -146,22 +165,42 @@ public sealed partial class DriveEngine
                     stub.VersionId = was.VersionId;
                     mark = mark with { Key = was.ObjectKey };
                 }
-                _life.Apply(stub, FileChange.FoundAsStub);
+                life.Apply(stub, FileChange.FoundAsStub);
                 if (mark.Key is { } elsewhere)
                 {
-                    Tombstone(elsewhere);
-                    TrackDisplaced(stub);
-                    _owedChanges.OweCopies([(elsewhere, KeyFor(file))]);
+                    renamed.Left(elsewhere);
+                    renamed.Track(stub);
+                    owed.OweCopies([(elsewhere, KeyFor(file))]);
                 }
                 report.StubsRepaired++;
                 continue;
             }
-            var entry = new FileEntry { Path = file, LastAccessUtc = _clock.UtcNow };
-            _life.Apply(entry, ApplyChange(entry, local));
+            var entry = new FileEntry { Path = file, LastAccessUtc = clock.UtcNow };
+            life.Apply(entry, applyChange(entry, local));
             report.NewFound++;
         }
-        Record(DriveEventKind.Service, null, $"Drive started: {report}.");
-        return Task.FromResult(report);
+        return report;
+    }
+
+    private string LocalPath(string path) => DrivePath.ToLocal(options.CachePath, path);
+
+    private string KeyFor(string path) => ObjectLayout.KeyFor(options.Prefix, path);
+
+    private StubMark MarkFor(FileEntry entry, string key) => StubMark.For(entry, key, KeyFor(entry.Path));
+
+    /// <summary>True (with an event) when the file's cache path goes through a link: no stub is written there.</summary>
+    private bool ThroughLink(string path)
+    {
+        try
+        {
+            CacheLinks.Refuse(options.CachePath, LocalPath(path));
+            return false;
+        }
+        catch (GeoDriveException ex) when (ex.ErrorId == ErrorIds.PlantedLink)
+        {
+            record(DriveEventKind.Error, path, ex.Message, ex.ErrorId);
+            return true;
+        }
     }
 
     private FileEntry StubFromMark(string path, StubMark mark) => new()
@@ -169,7 +208,7 @@ public sealed partial class DriveEngine
         Path = path,
         Size = mark.Size,
         ModifiedUtc = mark.ModifiedUtc,
-        LastAccessUtc = _clock.UtcNow,
+        LastAccessUtc = clock.UtcNow,
         // Its checksum and version are the object's metadata: the next open asks the bucket (fileSync).
         ObjectKey = mark.Key ?? KeyFor(path),
     };
@@ -180,27 +219,27 @@ public sealed partial class DriveEngine
     /// </summary>
     private void KeepBytesWrittenIntoStub(string path, StubMark mark, LocalFile local)
     {
-        var conflictPath = ConflictPathFor(path);
-        var mine = new FileEntry { Path = conflictPath, LastAccessUtc = _clock.UtcNow };
-        _life.Apply(mine, ApplyChange(mine, local));
+        var conflictPath = conflictPathFor(path);
+        var mine = new FileEntry { Path = conflictPath, LastAccessUtc = clock.UtcNow };
+        life.Apply(mine, applyChange(mine, local));
         File.Move(LocalPath(path), LocalPath(conflictPath));
         StubMark.Clear(LocalPath(conflictPath));
         var stub = StubFromMark(path, mark);
-        _life.Apply(stub, FileChange.FoundAsStub);
-        LocalFile.CreateStub(Options.CachePath, LocalPath(path), stub.Size, stub.ModifiedUtc, local.Mode, mark);
-        TrackDisplaced(stub);
-        Record(DriveEventKind.Conflict, path,
-            $"The stub was written into while the service was down: those bytes were kept as '{conflictPath}', and '{path}' is a stub again.");
+        life.Apply(stub, FileChange.FoundAsStub);
+        LocalFile.CreateStub(options.CachePath, LocalPath(path), stub.Size, stub.ModifiedUtc, local.Mode, mark);
+        renamed.Track(stub);
+        record(DriveEventKind.Conflict, path,
+            $"The stub was written into while the service was down: those bytes were kept as '{conflictPath}', and '{path}' is a stub again.", null);
     }
 
     private IEnumerable<string> EnumerateCacheFiles()
     {
-        var root = Path.GetFullPath(Options.CachePath);
-        var options = new EnumerationOptions { RecurseSubdirectories = true, AttributesToSkip = 0, IgnoreInaccessible = true, ReturnSpecialDirectories = false };
-        foreach (var full in Directory.EnumerateFiles(root, "*", options))
+        var root = Path.GetFullPath(options.CachePath);
+        var enumeration = new EnumerationOptions { RecurseSubdirectories = true, AttributesToSkip = 0, IgnoreInaccessible = true, ReturnSpecialDirectories = false };
+        foreach (var full in Directory.EnumerateFiles(root, "*", enumeration))
         {
             var relative = Path.GetRelativePath(root, full).Replace('\\', '/');
-            if (!IsInternalPath(relative))
+            if (!DriveEngineOptions.IsInternal(relative))
             {
                 yield return relative;
             }

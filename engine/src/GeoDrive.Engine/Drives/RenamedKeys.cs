@@ -1,0 +1,98 @@
+using System.Collections.Concurrent;
+using GeoDrive.Core.Model;
+
+namespace GeoDrive.Engine.Drives;
+
+/// <summary>
+/// What local renames leave in the bucket until it catches up (docs/architecture.md, "Server-side renames"):
+/// keys renamed away from, which bucket sync never brings back as new files; keys whose bytes a renamed stub
+/// still stands for, which nothing may overwrite or delete while it does; and stubs renamed to a name kept
+/// local, which the tick brings home. Held in memory: recovery rebuilds it from the index and the stubs' own
+/// marks at every start (the owed copies and deletes themselves are in the bucket journal).
+/// </summary>
+/// <param name="entryOf">The index's entry of a path (a claim is checked against it before it keeps a key).</param>
+/// <param name="keyFor">The key a drive path is uploaded to.</param>
+public sealed class RenamedKeys(Func<string, FileEntry?> entryOf, Func<string, string> keyFor)
+{
+    private readonly ConcurrentDictionary<string, byte> _left = new(StringComparer.Ordinal);
+    // Key -> the path of the stub whose only bucket copy it holds.
+    private readonly ConcurrentDictionary<string, string> _held = new(StringComparer.Ordinal);
+    private readonly ConcurrentDictionary<string, byte> _comingHome = new(StringComparer.Ordinal);
+
+    /// <summary>A file was renamed away from <paramref name="key"/>: its object is no new file to sync down.</summary>
+    public void Left(string? key)
+    {
+        if (key is not null)
+        {
+            _left[key] = 0;
+        }
+    }
+
+    /// <summary>The key is done with (deleted, or a file lives under it again).</summary>
+    public void Forget(string key) => _left.TryRemove(key, out _);
+
+    public bool WasLeft(string key) => _left.ContainsKey(key);
+
+    public bool AnyLeftUnder(string prefixKey) =>
+        !_left.IsEmpty && _left.Keys.Any(k => k.StartsWith(prefixKey, StringComparison.Ordinal));
+
+    /// <summary>
+    /// A stub (or a clean file) whose bytes are under <see cref="FileEntry.ObjectKey"/>: under another name's key
+    /// that key is held for it; under its own, any hold on that key ends.
+    /// </summary>
+    public void Track(FileEntry stub)
+    {
+        if (stub.ObjectKey is not { } key)
+        {
+            return;
+        }
+        if (key == keyFor(stub.Path))
+        {
+            _held.TryRemove(key, out _);
+        }
+        else
+        {
+            _held[key] = stub.Path;
+        }
+    }
+
+    /// <summary>Whether a renamed file holds <paramref name="key"/> (as far as this drive last heard).</summary>
+    public bool IsHeld(string key) => _held.ContainsKey(key);
+
+    /// <summary>The path of the stub that holds <paramref name="key"/>, if any.</summary>
+    public string? HolderOf(string key) => _held.TryGetValue(key, out var path) ? path : null;
+
+    /// <summary>
+    /// Whether a renamed file still has its only bucket copy under <paramref name="key"/>. Checked against the
+    /// index, so a hold left behind (the file was uploaded anew, deleted or moved on) never keeps an old key for
+    /// ever; such a hold is dropped here.
+    /// </summary>
+    public bool IsStillNeeded(string key)
+    {
+        if (!_held.TryGetValue(key, out var holder))
+        {
+            return false;
+        }
+        if (entryOf(holder) is { State: FileState.Stubbed or FileState.Recalling or FileState.Cached } entry && entry.ObjectKey == key)
+        {
+            return true;
+        }
+        _held.TryRemove(new KeyValuePair<string, string>(key, holder));
+        return false;
+    }
+
+    /// <summary>The file at <paramref name="path"/> no longer needs <paramref name="key"/> (its bytes are local or under its own key).</summary>
+    public void Release(string key, string path) => _held.TryRemove(new KeyValuePair<string, string>(key, path));
+
+    /// <summary>Whoever held <paramref name="key"/> no longer does.</summary>
+    public void Release(string key) => _held.TryRemove(key, out _);
+
+    /// <summary>A stub renamed to a name kept local: the tick recalls it (a rename never waits on the network).</summary>
+    public void BringHome(string path) => _comingHome[path] = 0;
+
+    /// <summary>Stubs still to bring home.</summary>
+    public IReadOnlyCollection<string> ComingHome => [.. _comingHome.Keys];
+
+    /// <summary>Brought home, renamed on or deleted: no longer the tick's to recall.</summary>
+    public void CameHome(string path) => _comingHome.TryRemove(path, out _);
+}

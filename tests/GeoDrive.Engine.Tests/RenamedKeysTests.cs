@@ -1,0 +1,119 @@
+using GeoDrive.Core.Model;
+using GeoDrive.Engine.Drives;
+
+namespace GeoDrive.Engine.Tests;
+
+/// <summary>
+/// What renames leave in the bucket, on its own (the renames themselves are ServerSideRenameTests'): a hold on
+/// a key lasts while the index says the renamed file still stands for it, and no longer.
+/// </summary>
+public sealed class RenamedKeysTests
+{
+    private readonly Dictionary<string, FileEntry> _index = new(StringComparer.Ordinal);
+
+    private RenamedKeys Keys() => new(path => _index.GetValueOrDefault(path), path => "drive/" + path);
+
+    private FileEntry Entry(string path, FileState state, string key)
+    {
+        var entry = new FileEntry { Path = path, State = state, ObjectKey = key };
+        _index[path] = entry;
+        return entry;
+    }
+
+    [Fact]
+    public void A_stub_renamed_away_holds_its_old_key_until_its_copy_is_recorded()
+    {
+        var keys = Keys();
+        var stub = Entry("new.bin", FileState.Stubbed, "drive/old.bin");
+
+        keys.Track(stub);
+        Assert.True(keys.IsHeld("drive/old.bin"));
+        Assert.Equal("new.bin", keys.HolderOf("drive/old.bin"));
+        Assert.True(keys.IsStillNeeded("drive/old.bin"));
+
+        // Copied and recorded: the engine releases the old key.
+        stub.ObjectKey = "drive/new.bin";
+        keys.Release("drive/old.bin", "new.bin");
+        Assert.False(keys.IsHeld("drive/old.bin"));
+    }
+
+    [Fact]
+    public void A_stub_renamed_back_to_its_own_name_holds_nothing()
+    {
+        var keys = Keys();
+        keys.Track(Entry("b.bin", FileState.Stubbed, "drive/a.bin"));
+        _index.Remove("b.bin");
+
+        keys.Track(Entry("a.bin", FileState.Stubbed, "drive/a.bin"));
+
+        Assert.False(keys.IsHeld("drive/a.bin"));
+    }
+
+    [Theory]
+    [InlineData("deleted")]
+    [InlineData("uploaded anew")]
+    [InlineData("Dirty")]
+    public void A_hold_the_index_no_longer_backs_is_dropped_when_asked_so_the_old_key_can_go(string what)
+    {
+        var keys = Keys();
+        keys.Track(Entry("new.bin", FileState.Stubbed, "drive/old.bin"));
+
+        switch (what)
+        {
+            case "deleted":
+                _index.Remove("new.bin");
+                break;
+            case "uploaded anew":
+                _index["new.bin"].ObjectKey = "drive/new.bin";
+                break;
+            default:
+                _index["new.bin"].State = FileState.Dirty;
+                break;
+        }
+
+        Assert.False(keys.IsStillNeeded("drive/old.bin"));
+        Assert.False(keys.IsHeld("drive/old.bin"));
+    }
+
+    [Fact]
+    public void Releasing_a_key_for_one_path_leaves_another_paths_hold_of_it()
+    {
+        var keys = Keys();
+        keys.Track(Entry("b.bin", FileState.Stubbed, "drive/a.bin"));
+        // The hold moved on to c.bin (renamed again) before b.bin's recall ended.
+        keys.Track(Entry("c.bin", FileState.Stubbed, "drive/a.bin"));
+
+        keys.Release("drive/a.bin", "b.bin");
+
+        Assert.Equal("c.bin", keys.HolderOf("drive/a.bin"));
+    }
+
+    [Fact]
+    public void Keys_left_behind_are_found_by_key_and_under_a_folders_prefix_until_forgotten()
+    {
+        var keys = Keys();
+        keys.Left("drive/docs/a.txt");
+        keys.Left(null);
+
+        Assert.True(keys.WasLeft("drive/docs/a.txt"));
+        Assert.True(keys.AnyLeftUnder("drive/docs/"));
+        Assert.False(keys.AnyLeftUnder("drive/doc2/"));
+
+        keys.Forget("drive/docs/a.txt");
+        Assert.False(keys.WasLeft("drive/docs/a.txt"));
+        Assert.False(keys.AnyLeftUnder("drive/docs/"));
+    }
+
+    [Fact]
+    public void Stubs_to_bring_home_are_listed_until_they_came_home()
+    {
+        var keys = Keys();
+        keys.BringHome("local/a.bin");
+        keys.BringHome("local/b.bin");
+        keys.BringHome("local/a.bin");
+
+        Assert.Equal(["local/a.bin", "local/b.bin"], keys.ComingHome.Order(StringComparer.Ordinal));
+        keys.CameHome("local/a.bin");
+        Assert.Equal(["local/b.bin"], keys.ComingHome);
+    }
+}
