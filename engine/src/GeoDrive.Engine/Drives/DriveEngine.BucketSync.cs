@@ -231,7 +231,7 @@ public sealed partial class DriveEngine
         && !openElsewhere
         && !_owedChanges.IsDeleteOwed(entry.ObjectKey)
         && !_owedChanges.IsCopySource(entry.ObjectKey)
-        && !_recalls.ContainsKey(entry.Path);
+        && !Recalls.IsRecalling(entry.Path);
 
     /// <summary>Removes a clean file deleted in the bucket (path lock held): the index first, then the cache file.</summary>
     private void RemoveDeletedRemotelyLocked(FileEntry entry)

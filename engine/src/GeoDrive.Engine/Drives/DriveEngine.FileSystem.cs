@@ -33,7 +33,7 @@ public sealed partial class DriveEngine : IDriveFileSystem
             }
             if (entry.State == FileState.Recalling)
             {
-                if (streaming && intent == OpenIntent.Read && _recalls.ContainsKey(path))
+                if (streaming && intent == OpenIntent.Read && Recalls.IsRecalling(path))
                 {
                     return OpenDecision.Recalling;
                 }
@@ -237,7 +237,7 @@ public sealed partial class DriveEngine : IDriveFileSystem
                 _owedChanges.OweDeletes(KeysOf(entry));
                 _life.Forget(entry.Path);
                 _open.TryRemove(entry.Path, out _);
-                MoveRecalls(entry.Path, null);
+                Recalls.Move(entry.Path, null);
                 gone++;
             }
         }
@@ -283,7 +283,7 @@ public sealed partial class DriveEngine : IDriveFileSystem
             moved = _index.Rename(oldPath, newPath);
             if (moved > 0)
             {
-                MoveRecalls(oldPath, newPath);
+                Recalls.Move(oldPath, newPath);
             }
         }
         finally

@@ -61,10 +61,15 @@ public sealed partial class DriveEngine : IAsyncDisposable
         _uploads = new UploadPipeline(options.Name, options, UploadAsync, path => _index.Get(path),
             batch => _index.FindByState(FileState.Dirty, batch), _open.ContainsKey, () => _policy.Settle, () => UploadsSuspended,
             _owedChanges.EndpointAnswered, clock, _logger);
+        Recalls = new Recaller(options.Name, options.CachePath, store, () => _policy.Policy.MultipartRestoreThreads.Value,
+            destination => DownloadThrottled ? new ThrottledStream(destination, DownloadThrottle) : destination, _logger);
         _accessWaits = new AccessWaitStubbing(() => _policy, () => _index.FindByState(FileState.Cached), _open.ContainsKey, StubAsync, Record, clock, options.TickBatchSize);
         _thresholds = new CacheThresholds(options.CacheVolume ?? new FolderVolume(options.CachePath), () => _policy,
             () => _index.FindByState(FileState.Cached), _open.ContainsKey, StubAsync, Record);
     }
+
+    // The recalls in flight and their bytes; the file's life around them is DriveEngine.Recall's, under its lock.
+    private Recaller Recalls { get; }
 
     // Stubbing by access wait: a scan when a Cached file can be due.
     private readonly AccessWaitStubbing _accessWaits;
