@@ -24,9 +24,6 @@ public sealed partial class DriveEngine
     private const int SyncBatchSize = 256;
     private const int SyncHeadConcurrency = 8;
 
-    private static readonly UnixFileMode DefaultStubMode =
-        UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.GroupRead | UnixFileMode.OtherRead;
-
     private readonly BucketCheckTimes _foldersListed = new();
     private readonly BucketCheckTimes _pathsChecked = new();
     private BucketCheckGate? _bucketChecks;
@@ -180,7 +177,7 @@ public sealed partial class DriveEngine
                 $"'{path}' was deleted in the bucket (by another site or tool); its unchanged local copy was removed.",
                 "Restore it from a bucket version if the delete was a mistake.");
         }
-        if (head is null || IsSameVersion(entry, head))
+        if (head is null || ObjectLayout.IsSameVersion(entry, head))
         {
             // A missing object of a file that is not clean (or in use) never removes local data: Dirty bytes go up again.
             return entry;
@@ -208,8 +205,8 @@ public sealed partial class DriveEngine
     private void FollowNewerVersionLocked(FileEntry entry, ObjectInfo head, string key)
     {
         entry.Size = head.Size;
-        entry.ModifiedUtc = RecordedMtime(head);
-        entry.Checksum = RecordedChecksum(head);
+        entry.ModifiedUtc = ObjectLayout.RecordedMtime(head);
+        entry.Checksum = ObjectLayout.RecordedChecksum(head);
         entry.ETag = head.ETag;
         entry.VersionId = head.VersionId;
         entry.ObjectKey = key;
@@ -411,9 +408,9 @@ public sealed partial class DriveEngine
         {
             Path = path,
             Size = head.Size,
-            ModifiedUtc = RecordedMtime(head),
+            ModifiedUtc = ObjectLayout.RecordedMtime(head),
             LastAccessUtc = now,
-            Checksum = RecordedChecksum(head),
+            Checksum = ObjectLayout.RecordedChecksum(head),
             ObjectKey = head.Key,
             ETag = head.ETag,
             VersionId = head.VersionId,
@@ -423,7 +420,7 @@ public sealed partial class DriveEngine
         _life.Apply(entry, FileChange.FoundAsStub);
         try
         {
-            LocalFile.CreateStub(Options.CachePath, local, entry.Size, entry.ModifiedUtc, RecordedMode(head), MarkFor(entry, head.Key));
+            LocalFile.CreateStub(Options.CachePath, local, entry.Size, entry.ModifiedUtc, ObjectLayout.RecordedMode(head), MarkFor(entry, head.Key));
         }
         catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
         {
@@ -550,60 +547,4 @@ public sealed partial class DriveEngine
 
     private bool HasTombstoneUnder(string prefixKey) =>
         _renamed.AnyLeftUnder(prefixKey) || _owedChanges.HasDeleteOwedUnder(prefixKey);
-
-    /// <summary>
-    /// Whether the bucket's object is the version the entry records: the SHA-256 GeoDrive recorded
-    /// when both sides have one (an ETag differs for the same bytes uploaded in other parts), else the ETag.
-    /// </summary>
-    private static bool IsSameVersion(FileEntry entry, ObjectInfo head)
-    {
-        if (head.Size != entry.Size)
-        {
-            return false;
-        }
-        if (entry.Checksum is { } checksum && RecordedChecksum(head) is { } recorded)
-        {
-            return string.Equals(checksum, recorded, StringComparison.OrdinalIgnoreCase);
-        }
-        if (TrimETag(entry.ETag) is { } known && TrimETag(head.ETag) is { } current)
-        {
-            return string.Equals(known, current, StringComparison.OrdinalIgnoreCase);
-        }
-        return true;
-    }
-
-    /// <summary>Verification of a recall for a stub made from an object GeoDrive did not write (no SHA-256 recorded).</summary>
-    private static bool ForeignObjectMatches(FileEntry entry, byte[] md5)
-    {
-        var received = Convert.ToHexStringLower(md5);
-        // A single-part ETag is the MD5 of the object's bytes; a multipart one ("…-N") is not, so the size (checked already) must do.
-        return TrimETag(entry.ETag) is not { Length: 32 } etag || etag.Contains('-', StringComparison.Ordinal)
-            || string.Equals(etag, received, StringComparison.OrdinalIgnoreCase);
-    }
-
-    private static string? TrimETag(string? etag) => string.IsNullOrWhiteSpace(etag) ? null : etag.Trim().Trim('"');
-
-    private static string? RecordedChecksum(ObjectInfo head) =>
-        head.Metadata.TryGetValue(ObjectLayout.Sha256Key, out var sha) && sha.Length == 64 && sha.All(char.IsAsciiHexDigit)
-            ? sha.ToLowerInvariant()
-            : null;
-
-    /// <summary>The file's time as GeoDrive recorded it (geodrive-mtime), else the object's upload time.</summary>
-    private static DateTimeOffset RecordedMtime(ObjectInfo head) =>
-        head.Metadata.TryGetValue(ObjectLayout.MtimeKey, out var text)
-        && DateTimeOffset.TryParse(text, CultureInfo.InvariantCulture, DateTimeStyles.RoundtripKind | DateTimeStyles.AssumeUniversal, out var mtime)
-            ? mtime.ToUniversalTime()
-            : head.LastModifiedUtc;
-
-    /// <summary>The permission bits GeoDrive recorded (geodrive-mode, octal), never set-id bits; else rw-r--r--.</summary>
-    private static UnixFileMode RecordedMode(ObjectInfo head)
-    {
-        if (!head.Metadata.TryGetValue(ObjectLayout.ModeKey, out var text) || text.Length is 0 or > 4 || !text.All(c => c is >= '0' and <= '7'))
-        {
-            return DefaultStubMode;
-        }
-        var mode = (UnixFileMode)(Convert.ToInt32(text, 8) & 0b111_111_111);
-        // The engine must be able to write the stub's bytes back in on recall.
-        return mode | UnixFileMode.UserRead | UnixFileMode.UserWrite;
-    }
 }

@@ -53,7 +53,7 @@ public sealed partial class DriveEngine
         if (current is null
             || current.Metadata.GetValueOrDefault(ObjectLayout.SiteKey) == SiteId
             || (knownETag is not null && string.Equals(current.ETag?.Trim('"'), knownETag.Trim('"'), StringComparison.OrdinalIgnoreCase))
-            || string.Equals(RecordedChecksum(current), sha256, StringComparison.OrdinalIgnoreCase))
+            || string.Equals(ObjectLayout.RecordedChecksum(current), sha256, StringComparison.OrdinalIgnoreCase))
         {
             return new BucketComparison(current, null, false);
         }
@@ -79,15 +79,15 @@ public sealed partial class DriveEngine
             File.Move(LocalPath(path), LocalPath(conflictPath));
 
             entry.Size = current.Size;
-            entry.ModifiedUtc = RecordedMtime(current);
-            entry.Checksum = RecordedChecksum(current);
+            entry.ModifiedUtc = ObjectLayout.RecordedMtime(current);
+            entry.Checksum = ObjectLayout.RecordedChecksum(current);
             entry.ETag = current.ETag;
             entry.VersionId = current.VersionId;
             entry.ObjectKey = key;
             entry.DirtySinceUtc = null;
             entry.LastError = null;
             _life.Apply(entry, FileChange.KeptBoth);
-            LocalFile.CreateStub(Options.CachePath, LocalPath(path), entry.Size, entry.ModifiedUtc, RecordedMode(current), MarkFor(entry, key));
+            LocalFile.CreateStub(Options.CachePath, LocalPath(path), entry.Size, entry.ModifiedUtc, ObjectLayout.RecordedMode(current), MarkFor(entry, key));
             _pathsChecked.Mark(path, _clock.UtcNow, _policy.UpdateWait);
             LocalCopyReplaced?.Invoke(path);
             Record(DriveEventKind.Conflict, path,

@@ -2,6 +2,7 @@ using GeoDrive.Core.Errors;
 using GeoDrive.Core.Model;
 using GeoDrive.Core.Paths;
 using GeoDrive.Engine.Files;
+using GeoDrive.Engine.Layout;
 
 namespace GeoDrive.Engine.Drives;
 
@@ -184,7 +185,7 @@ public sealed partial class DriveEngine
                 throw NotFound(path);
             }
             var sha256 = Convert.ToHexStringLower(session.Sha256!);
-            if (entry.Checksum is null ? !ForeignObjectMatches(entry, session.Md5!) : sha256 != entry.Checksum)
+            if (entry.Checksum is null ? !ObjectLayout.ForeignObjectMatches(entry, session.Md5!) : sha256 != entry.Checksum)
             {
                 throw Recaller.Mismatch(path, key);
             }

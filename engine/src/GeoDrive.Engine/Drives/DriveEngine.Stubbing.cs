@@ -64,7 +64,7 @@ public sealed partial class DriveEngine
             {
                 hashes = await FileHashes.ComputeAsync(Options.CachePath, localPath, withMd5: true, cancellationToken);
             }
-            if (head is not null && !IsSameVersion(entry, head))
+            if (head is not null && !ObjectLayout.IsSameVersion(entry, head))
             {
                 // Another site or tool replaced the object of this unchanged file: the clean file follows
                 // the bucket (it becomes a stub of that version), and nothing is uploaded over it.

@@ -466,7 +466,7 @@ public sealed partial class DriveEngine : IAsyncDisposable
             {
                 var now = _index.Get(path);
                 if (now is null || now.Generation != entry.Generation || now.ObjectKey != from
-                    || copied.Size != entry.Size || (entry.Checksum is { } sha && RecordedChecksum(copied) != sha))
+                    || copied.Size != entry.Size || (entry.Checksum is { } sha && ObjectLayout.RecordedChecksum(copied) != sha))
                 {
                     // Deleted or changed during the copy (its own upload or delete covers the keys), or a copy
                     // that does not hold the bytes: the new key's object is not this file's; tried as a delete.

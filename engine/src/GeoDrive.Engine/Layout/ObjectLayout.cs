@@ -101,4 +101,63 @@ public static class ObjectLayout
         }
         return true;
     }
+
+    /// <summary>
+    /// Whether the bucket's object is the version the entry records: the SHA-256 GeoDrive recorded
+    /// when both sides have one (an ETag differs for the same bytes uploaded in other parts), else the ETag.
+    /// </summary>
+    public static bool IsSameVersion(FileEntry entry, ObjectInfo head)
+    {
+        if (head.Size != entry.Size)
+        {
+            return false;
+        }
+        if (entry.Checksum is { } checksum && RecordedChecksum(head) is { } recorded)
+        {
+            return string.Equals(checksum, recorded, StringComparison.OrdinalIgnoreCase);
+        }
+        if (TrimETag(entry.ETag) is { } known && TrimETag(head.ETag) is { } current)
+        {
+            return string.Equals(known, current, StringComparison.OrdinalIgnoreCase);
+        }
+        return true;
+    }
+
+    /// <summary>Verification of a recall for a stub made from an object GeoDrive did not write (no SHA-256 recorded).</summary>
+    public static bool ForeignObjectMatches(FileEntry entry, byte[] md5)
+    {
+        var received = Convert.ToHexStringLower(md5);
+        // A single-part ETag is the MD5 of the object's bytes; a multipart one ("…-N") is not, so the size (checked already) must do.
+        return TrimETag(entry.ETag) is not { Length: 32 } etag || etag.Contains('-', StringComparison.Ordinal)
+            || string.Equals(etag, received, StringComparison.OrdinalIgnoreCase);
+    }
+
+    private static string? TrimETag(string? etag) => string.IsNullOrWhiteSpace(etag) ? null : etag.Trim().Trim('"');
+
+    public static string? RecordedChecksum(ObjectInfo head) =>
+        head.Metadata.TryGetValue(ObjectLayout.Sha256Key, out var sha) && sha.Length == 64 && sha.All(char.IsAsciiHexDigit)
+            ? sha.ToLowerInvariant()
+            : null;
+
+    /// <summary>The file's time as GeoDrive recorded it (geodrive-mtime), else the object's upload time.</summary>
+    public static DateTimeOffset RecordedMtime(ObjectInfo head) =>
+        head.Metadata.TryGetValue(ObjectLayout.MtimeKey, out var text)
+        && DateTimeOffset.TryParse(text, CultureInfo.InvariantCulture, DateTimeStyles.RoundtripKind | DateTimeStyles.AssumeUniversal, out var mtime)
+            ? mtime.ToUniversalTime()
+            : head.LastModifiedUtc;
+
+    private static readonly UnixFileMode DefaultStubMode =
+        UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.GroupRead | UnixFileMode.OtherRead;
+
+    /// <summary>The permission bits GeoDrive recorded (geodrive-mode, octal), never set-id bits; else rw-r--r--.</summary>
+    public static UnixFileMode RecordedMode(ObjectInfo head)
+    {
+        if (!head.Metadata.TryGetValue(ObjectLayout.ModeKey, out var text) || text.Length is 0 or > 4 || !text.All(c => c is >= '0' and <= '7'))
+        {
+            return DefaultStubMode;
+        }
+        var mode = (UnixFileMode)(Convert.ToInt32(text, 8) & 0b111_111_111);
+        // The engine must be able to write the stub's bytes back in on recall.
+        return mode | UnixFileMode.UserRead | UnixFileMode.UserWrite;
+    }
 }
