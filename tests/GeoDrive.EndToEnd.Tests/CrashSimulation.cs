@@ -39,7 +39,15 @@ public sealed class CrashSimulation(S3TestServer s3, ServiceProcess service, int
     /// <summary>How often each kind of operation ran (a second writer's outcome counted by what it did).</summary>
     public SortedDictionary<string, int> Counts { get; } = new(StringComparer.Ordinal);
 
-    private void Count(string kind) => Counts[kind] = Counts.GetValueOrDefault(kind) + 1;
+    private void Count(string kind)
+    {
+        Counts[kind] = Counts.GetValueOrDefault(kind) + 1;
+        _kind ??= kind;
+    }
+
+    // The kind of the operation running (its first count), and each kind's time in the round: where a round's time goes.
+    private string? _kind;
+    private readonly Dictionary<string, long> _roundMs = new(StringComparer.Ordinal);
 
     /// <summary>Raised after each round passed its checks (a long run keeps its table up to date with it).</summary>
     public event Action? RoundChecked;
@@ -92,11 +100,14 @@ public sealed class CrashSimulation(S3TestServer s3, ServiceProcess service, int
             for (var i = 0; i < operationsPerRound; i++)
             {
                 _operation++;
+                var watch = System.Diagnostics.Stopwatch.StartNew();
                 if (kills.Contains(i))
                 {
                     await KillAndRestartAsync();
+                    _roundMs["kill -9"] = _roundMs.GetValueOrDefault("kill -9") + watch.ElapsedMilliseconds;
+                    watch.Restart();
                 }
-                var watch = System.Diagnostics.Stopwatch.StartNew();
+                _kind = null;
                 var before = _trace.Length;
                 try
                 {
@@ -108,12 +119,16 @@ public sealed class CrashSimulation(S3TestServer s3, ServiceProcess service, int
                     throw new TimeoutException($"operation {_operation} did not end within {OperationDeadline.TotalSeconds:0} s; {Where}");
                 }
                 slowest.Add((watch.ElapsedMilliseconds, _trace.ToString(before, Math.Min(80, _trace.Length - before)).Trim()));
+                _roundMs[_kind ?? "?"] = _roundMs.GetValueOrDefault(_kind ?? "?") + watch.ElapsedMilliseconds;
             }
             log("slowest operations: " + string.Join("; ", slowest.OrderByDescending(o => o.Ms).Take(5).Select(o => $"{o.What} {o.Ms} ms")));
             slowest.Clear();
+            log("time by operation: " + string.Join(", ", _roundMs.OrderByDescending(t => t.Value).Select(t => $"{t.Key} {t.Value / 1000.0:0.0} s")));
+            _roundMs.Clear();
+            var checking = System.Diagnostics.Stopwatch.StartNew();
             var settled = await CheckRoundAsync(round);
             Rounds.Add((round, operationsPerRound, kills.Count, settled));
-            log($"round {round}: {operationsPerRound} operations, {kills.Count} kills, settled in {settled.TotalSeconds:0.0} s");
+            log($"round {round}: {operationsPerRound} operations, {kills.Count} kills, settled in {settled.TotalSeconds:0.0} s, checked in {(checking.Elapsed - settled).TotalSeconds:0.0} s more");
             RoundChecked?.Invoke();
         }
     }
