@@ -88,7 +88,7 @@ public sealed partial class DriveEngine
             entry.LastError = null;
             _life.Apply(entry, FileChange.KeptBoth);
             LocalFile.CreateStub(Options.CachePath, LocalPath(path), entry.Size, entry.ModifiedUtc, ObjectLayout.RecordedMode(current), MarkFor(entry, key));
-            _pathsChecked.Mark(path, _clock.UtcNow, _policy.UpdateWait);
+            _sync.Checked(path);
             LocalCopyReplaced?.Invoke(path);
             Record(DriveEventKind.Conflict, path,
                 $"Changed here and in the bucket (by another site or tool): the local bytes were kept as '{conflictPath}', and '{path}' is the bucket's version.");

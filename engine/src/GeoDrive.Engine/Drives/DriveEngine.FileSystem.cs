@@ -14,6 +14,14 @@ public sealed partial class DriveEngine : IDriveFileSystem
 
     public bool IsInternalPath(string path) => DriveEngineOptions.IsInternal(path);
 
+    public ValueTask BeforeEnumerateAsync(string path, Caller caller, CancellationToken cancellationToken = default) =>
+        IsInternalPath(path) || TreatmentFor(caller).FolderSync == SyncAction.Skip ? ValueTask.CompletedTask : _sync.BeforeEnumerateAsync(path, cancellationToken);
+
+    public ValueTask<bool> LookupMissingAsync(string path, Caller caller, CancellationToken cancellationToken = default) =>
+        IsInternalPath(path) || TreatmentFor(caller).FileNotFound == SyncAction.Skip
+            ? ValueTask.FromResult(false)
+            : _sync.LookupMissingAsync(path, cancellationToken);
+
     public ValueTask<OpenDecision> OpenAsync(string path, Caller caller, OpenIntent intent, CancellationToken cancellationToken = default) =>
         OpenCoreAsync(path, caller, intent, streaming: false, cancellationToken);
 

@@ -37,7 +37,7 @@ public sealed partial class DriveEngine
         var denied = entry.State == FileState.Stubbed && treatment.Recall == RecallAction.Deny;
         if (treatment.FileSync == SyncAction.Sync && !denied)
         {
-            entry = await SyncFileLockedAsync(entry, openElsewhere, cancellationToken);
+            entry = await _sync.SyncFileLockedAsync(entry, openElsewhere, cancellationToken);
         }
         if (entry.State != FileState.Stubbed || treatment.Recall == RecallAction.Hydrate)
         {
@@ -55,8 +55,8 @@ public sealed partial class DriveEngine
             {
                 // Replaced in the bucket since it was last asked (an upload or a stub within updateWait
                 // counts as asking): ask now, let the stub stand for what the bucket holds, and recall that.
-                _pathsChecked.Forget(entry.Path);
-                entry = await SyncFileLockedAsync(_index.Get(entry.Path) ?? throw NotFound(entry.Path), openElsewhere, cancellationToken);
+                _sync.CheckAgain(entry.Path);
+                entry = await _sync.SyncFileLockedAsync(_index.Get(entry.Path) ?? throw NotFound(entry.Path), openElsewhere, cancellationToken);
                 return (await RecallLockedAsync(entry, cancellationToken), null);
             }
         }

@@ -68,7 +68,7 @@ public sealed partial class DriveEngine
             {
                 // Another site or tool replaced the object of this unchanged file: the clean file follows
                 // the bucket (it becomes a stub of that version), and nothing is uploaded over it.
-                FollowNewerVersionLocked(entry, head, key);
+                _sync.FollowNewerVersionLocked(entry, head, key);
                 Record(DriveEventKind.Sync, path, $"The bucket holds a newer version ({ByteSize.Format(entry.Size)}); the unchanged local copy became a stub of it.");
                 return entry;
             }
@@ -81,7 +81,7 @@ public sealed partial class DriveEngine
             }
 
             // That HEAD is a check against the bucket: the open that recalls the stub need not repeat it.
-            _pathsChecked.Mark(path, _clock.UtcNow, _policy.UpdateWait);
+            _sync.Checked(path);
 
             // The index says Stubbed before the data goes: after a crash in between, recovery finds a
             // "stub" with its data still there and simply re-stubs it; never the other way round.

@@ -242,7 +242,7 @@ public sealed partial class DriveEngine
             // Taken on the generation the upload read (checked above, under this lock).
             _life.Apply(entry, FileChange.UploadVerified, deferred: true, decidedOn: generation);
             // The bucket was just asked (the PUT's answer or a HEAD): an open within updateWait need not ask again.
-            _pathsChecked.Mark(path, _clock.UtcNow, _policy.UpdateWait);
+            _sync.Checked(path);
             _accessWaits.NeededFor(entry);
             // Under the path's lock, so the Upload event always comes before a Stub event of the same file.
             Record(DriveEventKind.Upload, path, $"Uploaded {ByteSize.Format(local.Size)} to '{key}'.");

@@ -63,6 +63,8 @@ public sealed partial class DriveEngine : IAsyncDisposable
             _owedChanges.EndpointAnswered, clock, _logger);
         Recalls = new Recaller(options.Name, options.CachePath, store, () => _policy.Policy.MultipartRestoreThreads.Value,
             destination => DownloadThrottled ? new ThrottledStream(destination, DownloadThrottle) : destination, _logger);
+        _sync = new BucketSync(options, store, index, _life, _locks, _renamed, _owedChanges, () => _policy, clock, Recalls.IsRecalling, _open.ContainsKey,
+            path => LocalCopyReplaced?.Invoke(path), Record, _logger);
         _accessWaits = new AccessWaitStubbing(() => _policy, () => _index.FindByState(FileState.Cached), _open.ContainsKey, StubAsync, Record, clock, options.TickBatchSize);
         _thresholds = new CacheThresholds(options.CacheVolume ?? new FolderVolume(options.CachePath), () => _policy,
             () => _index.FindByState(FileState.Cached), _open.ContainsKey, StubAsync, Record);
@@ -70,6 +72,12 @@ public sealed partial class DriveEngine : IAsyncDisposable
 
     // The recalls in flight and their bytes; the file's life around them is DriveEngine.Recall's, under its lock.
     private Recaller Recalls { get; }
+
+    // The bucket side of the front-end contract: folder sync, lookups of missing names, fileSync at open.
+    private readonly BucketSync _sync;
+
+    /// <summary>True while the bucket did not answer a check (a probe lets checks through again once it answers).</summary>
+    public bool BucketSilent => _sync.Silent;
 
     // Stubbing by access wait: a scan when a Cached file can be due.
     private readonly AccessWaitStubbing _accessWaits;
@@ -221,12 +229,7 @@ public sealed partial class DriveEngine : IAsyncDisposable
     }
 
     /// <summary>The cache path of a file whose bytes the engine is about to make, read or write: refused (PlantedLink) through a link.</summary>
-    private string DataPath(string path)
-    {
-        var local = LocalPath(path);
-        CacheLinks.Refuse(Options.CachePath, local);
-        return local;
-    }
+    private string DataPath(string path) => CacheLinks.DataPath(Options.CachePath, path);
 
     private string KeyFor(string path) => ObjectLayout.KeyFor(Options.Prefix, path);
 

@@ -10,6 +10,14 @@ namespace GeoDrive.Engine.Files;
 /// </summary>
 public static class CacheLinks
 {
+    /// <summary>The cache path of a drive path whose bytes are about to be made, read or written: refused (PlantedLink) through a link.</summary>
+    public static string DataPath(string root, string drivePath)
+    {
+        var local = Core.Paths.DrivePath.ToLocal(root, drivePath);
+        Refuse(root, local);
+        return local;
+    }
+
     /// <summary>Throws PlantedLink (PermissionDenied) when a component of <paramref name="local"/> below <paramref name="root"/> is a link.</summary>
     public static void Refuse(string root, string local)
     {

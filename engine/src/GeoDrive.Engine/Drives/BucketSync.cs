@@ -1,24 +1,41 @@
 using System.Collections.Concurrent;
-using System.Globalization;
 using GeoDrive.Core.Errors;
 using GeoDrive.Core.Model;
 using GeoDrive.Core.Paths;
+using GeoDrive.Core.Ports;
 using GeoDrive.Engine.Files;
 using GeoDrive.Engine.Layout;
 using GeoDrive.Policies.Evaluation;
-using GeoDrive.Policies.Model;
 using Microsoft.Extensions.Logging;
 
 namespace GeoDrive.Engine.Drives;
 
 /// <summary>
-/// The bucket side of the front-end contract (docs/architecture.md, "The front-end contract"): a folder listing older than updateWait
-/// is synced with the bucket first, a name missing locally is looked up in the bucket, and an open
-/// asks whether the bucket holds a newer version. Syncing only adds stubs and folders, or refreshes
-/// files that have no local changes: nothing local is ever deleted because the bucket lacks it, and a
-/// failure to reach the bucket only means the cache is shown as it is.
+/// The bucket side of the front-end contract (docs/architecture.md, "The front-end contract"): a folder listing older
+/// than updateWait is synced with the bucket first, a name missing locally is looked up in the bucket, and an open
+/// asks whether the bucket holds a newer version (fileSync). Syncing adds stubs and folders, follows a newer version
+/// of a clean file, and follows a remote delete of a clean file that nothing holds; nothing Dirty is ever touched,
+/// and a bucket that does not answer within the check's deadline only means the cache is shown as it is.
+/// Keys become drive paths here only, and a hostile one is refused once with an event.
 /// </summary>
-public sealed partial class DriveEngine
+/// <param name="isRecalling">Whether a recall of the path is in flight (its object is not taken as deleted then).</param>
+/// <param name="isOpen">Whether the path has an open handle.</param>
+/// <param name="replaced">Tells the front end that a file's local copy was replaced or removed (its kernel caches go).</param>
+internal sealed class BucketSync(
+    DriveEngineOptions options,
+    IObjectStore store,
+    IFileIndex index,
+    FileLife life,
+    PathLocks locks,
+    RenamedKeys renamed,
+    OwedBucketChanges owed,
+    Func<PolicyEvaluator> policy,
+    IClock clock,
+    Func<string, bool> isRecalling,
+    Func<string, bool> isOpen,
+    Action<string> replaced,
+    Action<DriveEventKind, string?, string, string?> record,
+    ILogger logger)
 {
     // HEADs of new objects in one folder sync: in parallel, a bounded batch at a time.
     private const int SyncBatchSize = 256;
@@ -29,34 +46,40 @@ public sealed partial class DriveEngine
     private BucketCheckGate? _bucketChecks;
 
     /// <summary>True while the bucket did not answer a check (a probe lets checks through again once it answers).</summary>
-    public bool BucketSilent => _bucketChecks?.Silent ?? false;
+    public bool Silent => _bucketChecks?.Silent ?? false;
 
     /// <summary>Deadline and health gate of the checks below: a bucket that does not answer never holds a user's listing, lookup or open.</summary>
     private BucketCheckGate BucketChecks => LazyInitializer.EnsureInitialized(ref _bucketChecks, () => new BucketCheckGate(
-        Options.BucketCheckDeadline, _clock,
+        options.BucketCheckDeadline, clock,
         // Any answer will do (a missing key is one); the key is the engine's own, never a user's file.
-        ct => _store.HeadAsync(Options.Prefix + DriveEngineOptions.InternalFolder + "/probe", ct),
+        ct => store.HeadAsync(options.Prefix + DriveEngineOptions.InternalFolder + "/probe", ct),
         (path, message, errorId) => Record(errorId is null ? DriveEventKind.Sync : DriveEventKind.Error, path, message, errorId)));
 
-    public async ValueTask BeforeEnumerateAsync(string path, Caller caller, CancellationToken cancellationToken = default)
+    /// <summary>The path was just checked against the bucket (uploaded, stubbed, or its object looked at): not asked again within updateWait.</summary>
+    public void Checked(string path) => _pathsChecked.Mark(path, clock.UtcNow, policy().UpdateWait);
+
+    /// <summary>The path's next open asks the bucket again.</summary>
+    public void CheckAgain(string path) => _pathsChecked.Forget(path);
+
+    /// <summary>
+    /// Before a folder is listed (the front end's caller allowed it): a listing older than updateWait is synced
+    /// with the bucket first, within the check's deadline; the listing shows the cache as it is otherwise.
+    /// </summary>
+    public async ValueTask BeforeEnumerateAsync(string path, CancellationToken cancellationToken = default)
     {
-        if (IsInternalPath(path) || TreatmentFor(caller).FolderSync == SyncAction.Skip)
-        {
-            return;
-        }
         path = DrivePath.Normalize(path);
-        if (path.Length > 0 && _policy.IsExcluded(path, isDirectory: true))
+        if (path.Length > 0 && policy().IsExcluded(path, isDirectory: true))
         {
             return;
         }
-        var updateWait = _policy.UpdateWait;
-        if (_foldersListed.IsFresh(path, _clock.UtcNow, updateWait))
+        var updateWait = policy().UpdateWait;
+        if (_foldersListed.IsFresh(path, clock.UtcNow, updateWait))
         {
             return;
         }
-        using (await _locks.AcquireAsync(FolderLockName(path), cancellationToken))
+        using (await locks.AcquireAsync(FolderLockName(path), cancellationToken))
         {
-            var now = _clock.UtcNow;
+            var now = clock.UtcNow;
             if (_foldersListed.IsFresh(path, now, updateWait))
             {
                 return;
@@ -79,26 +102,27 @@ public sealed partial class DriveEngine
         }
     }
 
-    public async ValueTask<bool> LookupMissingAsync(string path, Caller caller, CancellationToken cancellationToken = default)
+    /// <summary>A name missing in the cache (the front end's caller allowed the lookup): made as a stub or folder when the bucket has it.</summary>
+    public async ValueTask<bool> LookupMissingAsync(string path, CancellationToken cancellationToken = default)
     {
-        if (path.Length == 0 || IsInternalPath(path) || TreatmentFor(caller).FileNotFound == SyncAction.Skip)
+        if (path.Length == 0)
         {
             return false;
         }
         var key = KeyFor(path);
-        if (!IsOwnKeyOf(key, path) || _policy.IsExcluded(path, isDirectory: false))
+        if (!IsOwnKeyOf(key, path) || policy().IsExcluded(path, isDirectory: false))
         {
             return false;
         }
-        var updateWait = _policy.UpdateWait;
-        if (_pathsChecked.IsFresh(path, _clock.UtcNow, updateWait) || _foldersListed.IsFresh(DrivePath.Parent(path), _clock.UtcNow, updateWait))
+        var updateWait = policy().UpdateWait;
+        if (_pathsChecked.IsFresh(path, clock.UtcNow, updateWait) || _foldersListed.IsFresh(DrivePath.Parent(path), clock.UtcNow, updateWait))
         {
             // Asked within updateWait, or its folder was: a folder synced with the bucket (or found empty
             // there) has every object of the bucket as a stub already, so a name still missing is new.
             // This is what keeps a bulk copy into the drive from paying a HEAD and a LIST per file.
             return false;
         }
-        using (await _locks.AcquireAsync(path, cancellationToken))
+        using (await locks.AcquireAsync(path, cancellationToken))
         {
             var local = LocalPath(path);
             if (Path.Exists(local))
@@ -106,20 +130,20 @@ public sealed partial class DriveEngine
                 // Another lookup of the same name made it meanwhile.
                 return true;
             }
-            var now = _clock.UtcNow;
+            var now = clock.UtcNow;
             if (_pathsChecked.IsFresh(path, now, updateWait) || !Directory.Exists(Path.GetDirectoryName(local)))
             {
                 return false;
             }
             _pathsChecked.Mark(path, now, updateWait);
-            if (_index.Get(path) is not null || IsTombstoned(key))
+            if (index.Get(path) is not null || IsTombstoned(key))
             {
                 return false;
             }
             try
             {
                 var (answered, found) = await BucketChecks.TryAsync(path, async t =>
-                    await _store.HeadAsync(key, t) is { } head
+                    await store.HeadAsync(key, t) is { } head
                         ? CreateStubLocked(path, head)
                         : await CreateFolderIfInBucketAsync(path, key + "/", t), cancellationToken);
                 if (!answered)
@@ -131,7 +155,7 @@ public sealed partial class DriveEngine
             }
             catch (GeoDriveException ex)
             {
-                _logger.LogWarning("{Drive}: could not look up '{Path}' in the bucket ({ErrorId}): {Message}", Name, path, ex.ErrorId, ex.Message);
+                logger.LogWarning("{Drive}: could not look up '{Path}' in the bucket ({ErrorId}): {Message}", options.Name, path, ex.ErrorId, ex.Message);
                 return false;
             }
         }
@@ -142,11 +166,11 @@ public sealed partial class DriveEngine
     /// updateWait, HEAD its object; a different version in the bucket replaces a Cached file that no
     /// other handle has open, and refreshes a stub. Dirty files are never checked: local changes win.
     /// </summary>
-    private async Task<FileEntry> SyncFileLockedAsync(FileEntry entry, bool openElsewhere, CancellationToken cancellationToken)
+    public async Task<FileEntry> SyncFileLockedAsync(FileEntry entry, bool openElsewhere, CancellationToken cancellationToken)
     {
         var path = entry.Path;
-        var now = _clock.UtcNow;
-        var updateWait = _policy.UpdateWait;
+        var now = clock.UtcNow;
+        var updateWait = policy().UpdateWait;
         if (entry.State is not (FileState.Cached or FileState.Stubbed) || _pathsChecked.IsFresh(path, now, updateWait))
         {
             return entry;
@@ -157,7 +181,7 @@ public sealed partial class DriveEngine
         try
         {
             bool answered;
-            (answered, head) = await BucketChecks.TryAsync(path, t => _store.HeadAsync(key, t), cancellationToken);
+            (answered, head) = await BucketChecks.TryAsync(path, t => store.HeadAsync(key, t), cancellationToken);
             if (!answered)
             {
                 // Opened as the cache holds it; checked again at the next open.
@@ -167,7 +191,7 @@ public sealed partial class DriveEngine
         }
         catch (GeoDriveException ex)
         {
-            _logger.LogWarning("{Drive}: could not check '{Path}' against the bucket ({ErrorId}): {Message}", Name, path, ex.ErrorId, ex.Message);
+            logger.LogWarning("{Drive}: could not check '{Path}' against the bucket ({ErrorId}): {Message}", options.Name, path, ex.ErrorId, ex.Message);
             return entry;
         }
         if (head is null && FollowsRemoteDelete(entry, openElsewhere))
@@ -202,7 +226,7 @@ public sealed partial class DriveEngine
     /// index first (a crash in between leaves a marked stub of another size that recovery keeps apart),
     /// and the kernel's caches of the old version are dropped before the caller's open returns.
     /// </summary>
-    private void FollowNewerVersionLocked(FileEntry entry, ObjectInfo head, string key)
+    public void FollowNewerVersionLocked(FileEntry entry, ObjectInfo head, string key)
     {
         entry.Size = head.Size;
         entry.ModifiedUtc = ObjectLayout.RecordedMtime(head);
@@ -211,9 +235,9 @@ public sealed partial class DriveEngine
         entry.VersionId = head.VersionId;
         entry.ObjectKey = key;
         entry.LastError = null;
-        _life.Apply(entry, FileChange.BucketChanged);
-        LocalFile.MakeStub(Options.CachePath, DataPath(entry.Path), entry.Size, entry.ModifiedUtc, MarkFor(entry, key));
-        LocalCopyReplaced?.Invoke(entry.Path);
+        life.Apply(entry, FileChange.BucketChanged);
+        LocalFile.MakeStub(options.CachePath, DataPath(entry.Path), entry.Size, entry.ModifiedUtc, MarkFor(entry, key));
+        replaced(entry.Path);
     }
 
     /// <param name="answered">Told when the bucket's listing first answers (the deadline is on that answer, not on a large folder's whole sync).</param>
@@ -226,14 +250,14 @@ public sealed partial class DriveEngine
         entry.State is FileState.Cached or FileState.Stubbed
         && entry.ObjectKey == KeyFor(entry.Path)
         && !openElsewhere
-        && !_owedChanges.IsDeleteOwed(entry.ObjectKey)
-        && !_owedChanges.IsCopySource(entry.ObjectKey)
-        && !Recalls.IsRecalling(entry.Path);
+        && !owed.IsDeleteOwed(entry.ObjectKey)
+        && !owed.IsCopySource(entry.ObjectKey)
+        && !isRecalling(entry.Path);
 
     /// <summary>Removes a clean file deleted in the bucket (path lock held): the index first, then the cache file.</summary>
     private void RemoveDeletedRemotelyLocked(FileEntry entry)
     {
-        _life.Forget(entry.Path);
+        life.Forget(entry.Path);
         try
         {
             File.Delete(LocalPath(entry.Path));
@@ -241,9 +265,9 @@ public sealed partial class DriveEngine
         catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
         {
             // Left as an unknown cache file, which the next start examines like any other.
-            _logger.LogWarning("{Drive}: the cache file of '{Path}', deleted in the bucket, could not be removed: {Message}", Name, entry.Path, ex.Message);
+            logger.LogWarning("{Drive}: the cache file of '{Path}', deleted in the bucket, could not be removed: {Message}", options.Name, entry.Path, ex.Message);
         }
-        LocalCopyReplaced?.Invoke(entry.Path);
+        replaced(entry.Path);
         Record(DriveEventKind.Sync, entry.Path, entry.State == FileState.Cached
             ? "Deleted in the bucket (by another site or tool): the unchanged local copy was removed."
             : "Deleted in the bucket (by another site or tool): the stub was removed.");
@@ -258,12 +282,12 @@ public sealed partial class DriveEngine
     private async Task FollowRemoteDeletesAsync(string folder, HashSet<string> listedKeys, CancellationToken cancellationToken)
     {
         var prefix = folder.Length == 0 ? "" : folder + "/";
-        var now = _clock.UtcNow;
-        var missing = _index.Under(folder)
+        var now = clock.UtcNow;
+        var missing = index.Under(folder)
             .Where(e => e.Path.Length > prefix.Length && !e.Path.AsSpan(prefix.Length).Contains('/')
                         && e.State is FileState.Cached or FileState.Stubbed
                         && e.ObjectKey == KeyFor(e.Path) && !listedKeys.Contains(e.ObjectKey)
-                        && !_pathsChecked.IsFresh(e.Path, now, _policy.UpdateWait))
+                        && !_pathsChecked.IsFresh(e.Path, now, policy().UpdateWait))
             .Select(e => e.Path)
             .ToList();
         if (missing.Count == 0)
@@ -278,20 +302,20 @@ public sealed partial class DriveEngine
         }
         foreach (var path in missing)
         {
-            using (await _locks.AcquireAsync(path, cancellationToken))
+            using (await locks.AcquireAsync(path, cancellationToken))
             {
-                if (_index.Get(path) is not { } entry || !FollowsRemoteDelete(entry, _open.ContainsKey(path)))
+                if (index.Get(path) is not { } entry || !FollowsRemoteDelete(entry, isOpen(path)))
                 {
                     continue;
                 }
                 // The listing may have been taken before this file's upload landed: only a HEAD now says it is gone.
-                if (await _store.HeadAsync(entry.ObjectKey!, cancellationToken) is null)
+                if (await store.HeadAsync(entry.ObjectKey!, cancellationToken) is null)
                 {
                     RemoveDeletedRemotelyLocked(entry);
                 }
                 else
                 {
-                    _pathsChecked.Mark(path, _clock.UtcNow, _policy.UpdateWait);
+                    _pathsChecked.Mark(path, clock.UtcNow, policy().UpdateWait);
                 }
             }
         }
@@ -302,17 +326,17 @@ public sealed partial class DriveEngine
 
     private async Task SyncFolderAsync(string folder, CancellationToken cancellationToken, Action? answered = null)
     {
-        var localFolder = folder.Length == 0 ? Path.GetFullPath(Options.CachePath) : LocalPath(folder);
+        var localFolder = folder.Length == 0 ? Path.GetFullPath(options.CachePath) : LocalPath(folder);
         if (!Directory.Exists(localFolder))
         {
             return;
         }
-        var listPrefix = folder.Length == 0 ? Options.Prefix : KeyFor(folder) + "/";
+        var listPrefix = folder.Length == 0 ? options.Prefix : KeyFor(folder) + "/";
         var batch = new List<(string Path, string Key)>(SyncBatchSize);
         var folders = 0;
         var stubs = 0;
         var listedKeys = new HashSet<string>(StringComparer.Ordinal);
-        await foreach (var listed in _store.ListAsync(listPrefix, recursive: false, cancellationToken))
+        await foreach (var listed in store.ListAsync(listPrefix, recursive: false, cancellationToken))
         {
             answered?.Invoke();
             listedKeys.Add(listed.Key);
@@ -347,7 +371,7 @@ public sealed partial class DriveEngine
     /// <summary>The drive path for a listed key when it is a file the cache does not have yet; null otherwise.</summary>
     private string? NewFileFor(string key)
     {
-        if (DrivePathOf(key) is not { } path || _policy.IsExcluded(path, isDirectory: false) || IsTombstoned(key) || _renamed.IsHeld(key))
+        if (DrivePathOf(key) is not { } path || policy().IsExcluded(path, isDirectory: false) || IsTombstoned(key) || renamed.IsHeld(key))
         {
             return null;
         }
@@ -357,7 +381,7 @@ public sealed partial class DriveEngine
             ReportKeyOnce(key, ErrorIds.ObjectNameTaken, $"The object '{key}' is not shown: the drive has a folder '{path}' (a folder of that name in the bucket, or one made here), and a drive cannot show a file and a folder under one name. Rename one of them in the bucket.");
             return null;
         }
-        return Path.Exists(local) || _index.Get(path) is not null ? null : path;
+        return Path.Exists(local) || index.Get(path) is not null ? null : path;
     }
 
     private async Task<int> CreateStubsAsync(List<(string Path, string Key)> batch, CancellationToken cancellationToken)
@@ -371,11 +395,11 @@ public sealed partial class DriveEngine
         await Parallel.ForEachAsync(batch, options, async (item, ct) =>
         {
             // The listing carries no user metadata: HEAD gives the checksum, time and mode to record.
-            if (await _store.HeadAsync(item.Key, ct) is not { } head)
+            if (await store.HeadAsync(item.Key, ct) is not { } head)
             {
                 return;
             }
-            using (await _locks.AcquireAsync(item.Path, ct))
+            using (await locks.AcquireAsync(item.Path, ct))
             {
                 if (CreateStubLocked(item.Path, head))
                 {
@@ -399,11 +423,11 @@ public sealed partial class DriveEngine
             Record(DriveEventKind.Error, path, $"No stub was made for the object '{head.Key}': {ex.Message}", ex.ErrorId);
             return false;
         }
-        if (Path.Exists(local) || _index.Get(path) is not null || IsTombstoned(head.Key) || _renamed.IsHeld(head.Key))
+        if (Path.Exists(local) || index.Get(path) is not null || IsTombstoned(head.Key) || renamed.IsHeld(head.Key))
         {
             return false;
         }
-        var now = _clock.UtcNow;
+        var now = clock.UtcNow;
         var entry = new FileEntry
         {
             Path = path,
@@ -417,24 +441,24 @@ public sealed partial class DriveEngine
         };
         // Index first: a crash before the file exists only leaves an entry that recovery forgets. The
         // other order would leave a zero-filled file that recovery took for a new local file to upload.
-        _life.Apply(entry, FileChange.FoundAsStub);
+        life.Apply(entry, FileChange.FoundAsStub);
         try
         {
-            LocalFile.CreateStub(Options.CachePath, local, entry.Size, entry.ModifiedUtc, ObjectLayout.RecordedMode(head), MarkFor(entry, head.Key));
+            LocalFile.CreateStub(options.CachePath, local, entry.Size, entry.ModifiedUtc, ObjectLayout.RecordedMode(head), MarkFor(entry, head.Key));
         }
         catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
         {
-            _life.Forget(path);
+            life.Forget(path);
             Record(DriveEventKind.Error, path, $"No stub was made for the object '{head.Key}': {ex.Message}", ErrorIds.CacheWriteFailed);
             return false;
         }
-        _pathsChecked.Mark(path, now, _policy.UpdateWait);
+        _pathsChecked.Mark(path, now, policy().UpdateWait);
         return true;
     }
 
     private bool CreateFolderForPrefix(string prefixKey)
     {
-        if (DrivePathOf(prefixKey) is not { } path || _policy.IsExcluded(path, isDirectory: true) || HasTombstoneUnder(prefixKey))
+        if (DrivePathOf(prefixKey) is not { } path || policy().IsExcluded(path, isDirectory: true) || HasTombstoneUnder(prefixKey))
         {
             return false;
         }
@@ -448,17 +472,17 @@ public sealed partial class DriveEngine
 
     private async Task<bool> CreateFolderIfInBucketAsync(string path, string prefixKey, CancellationToken cancellationToken)
     {
-        if (_policy.IsExcluded(path, isDirectory: true) || HasTombstoneUnder(prefixKey))
+        if (policy().IsExcluded(path, isDirectory: true) || HasTombstoneUnder(prefixKey))
         {
             return false;
         }
-        await foreach (var _ in _store.ListAsync(prefixKey, recursive: false, cancellationToken))
+        await foreach (var _ in store.ListAsync(prefixKey, recursive: false, cancellationToken))
         {
             return CreateFolder(path);
         }
         // Nothing in the bucket under this name: a folder the application makes of it now is in step
         // with the bucket, and the files it then creates there need no lookups (LookupMissingAsync).
-        _foldersListed.Mark(path, _clock.UtcNow, _policy.UpdateWait);
+        _foldersListed.Mark(path, clock.UtcNow, policy().UpdateWait);
         return false;
     }
 
@@ -499,8 +523,8 @@ public sealed partial class DriveEngine
     {
         try
         {
-            var path = DrivePath.FromObjectKey(key, Options.Prefix);
-            if (IsInternalPath(path.Split('/')[0]))
+            var path = DrivePath.FromObjectKey(key, options.Prefix);
+            if (DriveEngineOptions.IsInternal(path.Split('/')[0]))
             {
                 throw new GeoDriveException(ErrorIds.HostileObjectKey, ErrorKind.InvalidData,
                     $"The name '{key}' was refused: it names GeoDrive's own folder.",
@@ -533,7 +557,7 @@ public sealed partial class DriveEngine
     {
         try
         {
-            return DrivePath.FromObjectKey(key, Options.Prefix) == path;
+            return DrivePath.FromObjectKey(key, options.Prefix) == path;
         }
         catch (GeoDriveException)
         {
@@ -543,8 +567,18 @@ public sealed partial class DriveEngine
 
     private static string FolderLockName(string folder) => "\0folder-sync:" + folder;
 
-    private bool IsTombstoned(string key) => _renamed.WasLeft(key) || _owedChanges.IsDeleteOwed(key);
+    private bool IsTombstoned(string key) => renamed.WasLeft(key) || owed.IsDeleteOwed(key);
 
     private bool HasTombstoneUnder(string prefixKey) =>
-        _renamed.AnyLeftUnder(prefixKey) || _owedChanges.HasDeleteOwedUnder(prefixKey);
+        renamed.AnyLeftUnder(prefixKey) || owed.HasDeleteOwedUnder(prefixKey);
+
+    private void Record(DriveEventKind kind, string? path, string message, string? errorId = null) => record(kind, path, message, errorId);
+
+    private string LocalPath(string path) => DrivePath.ToLocal(options.CachePath, path);
+
+    private string DataPath(string path) => CacheLinks.DataPath(options.CachePath, path);
+
+    private string KeyFor(string path) => ObjectLayout.KeyFor(options.Prefix, path);
+
+    private StubMark MarkFor(FileEntry entry, string key) => StubMark.For(entry, key, KeyFor(entry.Path));
 }
