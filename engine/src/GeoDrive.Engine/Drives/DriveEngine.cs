@@ -65,6 +65,8 @@ public sealed partial class DriveEngine : IAsyncDisposable
             destination => DownloadThrottled ? new ThrottledStream(destination, DownloadThrottle) : destination, _logger);
         _sync = new BucketSync(options, store, index, _life, _locks, _renamed, _owedChanges, () => _policy, clock, Recalls.IsRecalling, _open.ContainsKey,
             path => LocalCopyReplaced?.Invoke(path), Record, _logger);
+        _settler = new OwedChangeSettler(options, store, index, _life, _locks, _uploadLocks, _beingDeleted, _renamed, _owedChanges, () => _policy, () => SiteId,
+            CopyFailedAsync, Record);
         _accessWaits = new AccessWaitStubbing(() => _policy, () => _index.FindByState(FileState.Cached), _open.ContainsKey, StubAsync, Record, clock, options.TickBatchSize);
         _thresholds = new CacheThresholds(options.CacheVolume ?? new FolderVolume(options.CachePath), () => _policy,
             () => _index.FindByState(FileState.Cached), _open.ContainsKey, StubAsync, Record);
@@ -78,6 +80,9 @@ public sealed partial class DriveEngine : IAsyncDisposable
 
     /// <summary>True while the bucket did not answer a check (a probe lets checks through again once it answers).</summary>
     public bool BucketSilent => _sync.Silent;
+
+    // Pays what the journal owes at each tick: deletes, copies of renamed files, sweeps of multipart uploads.
+    private readonly OwedChangeSettler _settler;
 
     // Stubbing by access wait: a scan when a Cached file can be due.
     private readonly AccessWaitStubbing _accessWaits;
@@ -207,7 +212,7 @@ public sealed partial class DriveEngine : IAsyncDisposable
         var stubbed = await _accessWaits.StubDueAsync(cancellationToken);
         stubbed += await _thresholds.StubAsync(cancellationToken);
         await BringStubsHomeAsync(cancellationToken);
-        var deleted = await SettleOwedChangesAsync(cancellationToken);
+        var deleted = await _settler.SettleAsync(cancellationToken);
         return new TickResult(uploaded, failed, stubbed, deleted);
     }
 
@@ -282,213 +287,6 @@ public sealed partial class DriveEngine : IAsyncDisposable
     /// <summary>Changes owed to the bucket (its journal) that are due: deletes of old keys, aborts of multipart uploads left open.</summary>
     public int OwedBucketChangeCount => _owedChanges.Count;
 
-    private async Task<int> SettleOwedChangesAsync(CancellationToken cancellationToken)
-    {
-        var deleted = 0;
-        // A settled copy owes its old key's delete: a second pass takes it in the same tick.
-        for (var pass = 0; pass < 2; pass++)
-        {
-            deleted += await SettleDueChangesAsync(cancellationToken);
-        }
-        return deleted;
-    }
-
-    private async Task<int> SettleDueChangesAsync(CancellationToken cancellationToken)
-    {
-        var deleted = 0;
-        foreach (var change in _owedChanges.Due(Options.TickBatchSize))
-        {
-            try
-            {
-                if (change.Kind == BucketChangeKind.AbortMultipartUpload)
-                {
-                    await SweepMultipartUploadsAsync(change, cancellationToken);
-                }
-                else if (change.Kind == BucketChangeKind.CopyObject)
-                {
-                    await SettleCopyAsync(change, cancellationToken);
-                }
-                else if (await DeleteOwedObjectAsync(change, cancellationToken))
-                {
-                    deleted++;
-                }
-                // The endpoint answered: changes that waited only for it are due (the second pass takes them).
-                _owedChanges.EndpointAnswered();
-            }
-            catch (GeoDriveException ex)
-            {
-                // Still owed: tried again with backoff (or once the endpoint answers again), and after a restart; an orphan costs space, never data.
-                _owedChanges.Failed(change, ex.Message, ex.ErrorId == ErrorIds.EndpointUnreachable);
-                Record(DriveEventKind.Error, change.Key, change.Kind switch
-                {
-                    BucketChangeKind.DeleteObject => $"Could not delete the object of a deleted or renamed file; will retry: {ex.Message}",
-                    BucketChangeKind.CopyObject => $"Could not copy a renamed file's object from '{change.SourceKey}'; will retry: {ex.Message}",
-                    _ => $"Could not abort an interrupted multipart upload; will retry: {ex.Message}",
-                }, ex.ErrorId);
-            }
-        }
-        return deleted;
-    }
-
-    /// <summary>
-    /// Aborts what a multipart upload that ended may have left open under its key: the upload itself if its
-    /// abort failed, and any upload the server started for a request whose answer was lost. Every upload open
-    /// under the key is aborted unless this run is sending its parts; while another upload of the key is being
-    /// started, the sweep waits for it. No time window narrows it: servers' "initiated" times cannot be trusted
-    /// (moto answers a fixed date). See docs/architecture.md, "The bucket journal".
-    /// </summary>
-    private async Task SweepMultipartUploadsAsync(BucketChange change, CancellationToken cancellationToken)
-    {
-        if (_owedChanges.IsMultipartInFlight(change.Key))
-        {
-            return;
-        }
-        if (change.UploadId is { } recorded)
-        {
-            // Journaled by an earlier version, after the start: its id is known.
-            await _store.AbortMultipartUploadAsync(change.Key, recorded, cancellationToken);
-        }
-        foreach (var open in await _store.ListMultipartUploadsAsync(change.Key, cancellationToken))
-        {
-            if (!_owedChanges.IsUploadLive(open.UploadId))
-            {
-                await _store.AbortMultipartUploadAsync(change.Key, open.UploadId, cancellationToken);
-            }
-        }
-        _owedChanges.Done(change);
-    }
-
-    /// <summary>
-    /// Deletes an owed key unless a file lives (or is about to be uploaded) under it again, which ends the
-    /// debt. While a renamed file still needs the key's bytes (its copy or recall is pending) the delete
-    /// waits. The key's own file is held off meanwhile (its upload and its lock), so no upload to the key
-    /// can land before the delete.
-    /// </summary>
-    private async Task<bool> DeleteOwedObjectAsync(BucketChange change, CancellationToken cancellationToken)
-    {
-        var key = change.Key;
-        if (!MayDeleteNow(change))
-        {
-            return false;
-        }
-        var path = OwnPathOf(key);
-        using (path is null ? null : await _uploadLocks.AcquireAsync(path, cancellationToken))
-        using (path is null ? null : await _locks.AcquireAsync(path, cancellationToken))
-        {
-            if (!MayDeleteNow(change))
-            {
-                return false;
-            }
-            await _store.DeleteAsync(key, cancellationToken);
-            _owedChanges.Done(change);
-            _renamed.Forget(key);
-            return true;
-        }
-    }
-
-    /// <summary>False when the delete is no longer owed (it is then done) or must wait (it stays owed, due at the next tick).</summary>
-    private bool MayDeleteNow(BucketChange change)
-    {
-        if (OwnPathOf(change.Key) is { } path && _index.Get(path) is not null)
-        {
-            if (_beingDeleted.Contains(path))
-            {
-                // The entry seen is the deleted file's own, about to be forgotten (its delete waits for the lock):
-                // no file lives under the key again, the delete waits for the next tick.
-                return false;
-            }
-            _owedChanges.Done(change);
-            _renamed.Forget(change.Key);
-            return false;
-        }
-        return !_renamed.IsStillNeeded(change.Key) && !_owedChanges.IsCopySource(change.Key);
-    }
-
-    /// <summary>
-    /// A renamed clean file's object is copied to its new key (server side, pinned to the version the entry
-    /// records), verified, recorded, and then its old key is owed a delete. The file's uploads are held off
-    /// meanwhile; its lock only around the decisions, so opening it never waits for the copy. A file changed
-    /// meanwhile is uploaded instead; an object replaced or gone in the bucket makes a Cached file upload its
-    /// own bytes.
-    /// </summary>
-    private async Task SettleCopyAsync(BucketChange change, CancellationToken cancellationToken)
-    {
-        var from = change.SourceKey!;
-        if (OwnPathOf(change.Key) is not { } path)
-        {
-            _owedChanges.Done(change);
-            return;
-        }
-        using (await _uploadLocks.AcquireAsync(path, cancellationToken))
-        {
-            FileEntry entry;
-            Dictionary<string, string>? metadata = null;
-            using (await _locks.AcquireAsync(path, cancellationToken))
-            {
-                if (_index.Get(path) is not { State: FileState.Cached or FileState.Stubbed } current || current.ObjectKey != from)
-                {
-                    if (_index.Get(path)?.ObjectKey == change.Key)
-                    {
-                        // Copied and recorded before a crash: only the old key's delete may be missing.
-                        _owedChanges.OweDeletes([from]);
-                    }
-                    else if (_index.Get(path) is null && change.Attempts > 0)
-                    {
-                        // Moved on or deleted after a try whose answer may have been lost: the server may have made the
-                        // copy all the same, and no file lives under its key to own it. (A file there uploads over it.)
-                        _owedChanges.OweDeletes([change.Key]);
-                    }
-                    // Otherwise changed (its upload deletes the old key once verified), deleted or moved on.
-                    _owedChanges.Done(change);
-                    return;
-                }
-                entry = current;
-                if (entry.Checksum is { } sha256)
-                {
-                    // The new path's own metadata (its policy tags may differ); a foreign object keeps its own.
-                    var mode = LocalFile.Read(LocalPath(path))?.Mode ?? UnixFileMode.UserRead | UnixFileMode.UserWrite;
-                    metadata = ObjectLayout.MetadataFor(sha256, entry.Size, entry.ModifiedUtc, mode);
-                    metadata[ObjectLayout.SiteKey] = SiteId;
-                    ObjectLayout.AddTags(metadata, _policy.TagsFor(path), path, entry.ModifiedUtc);
-                    ObjectLayout.AddObjectTags(metadata, _policy.ObjectTagsFor(path), path, entry.ModifiedUtc);
-                }
-            }
-            ObjectInfo copied;
-            try
-            {
-                var multipart = new JournaledMultipart(_owedChanges, change.Key, static () => true);
-                copied = await _store.CopyAsync(from, change.Key, new ObjectVersion(entry.ETag, entry.VersionId), metadata, multipart, cancellationToken);
-            }
-            catch (GeoDriveException ex) when (ex.ErrorId is ErrorIds.ObjectMismatch or ErrorIds.ObjectNotFound)
-            {
-                _owedChanges.Done(change);
-                await CopyFailedAsync(path, from, ex, cancellationToken);
-                return;
-            }
-            using (await _locks.AcquireAsync(path, cancellationToken))
-            {
-                var now = _index.Get(path);
-                if (now is null || now.Generation != entry.Generation || now.ObjectKey != from
-                    || copied.Size != entry.Size || (entry.Checksum is { } sha && ObjectLayout.RecordedChecksum(copied) != sha))
-                {
-                    // Deleted or changed during the copy (its own upload or delete covers the keys), or a copy
-                    // that does not hold the bytes: the new key's object is not this file's; tried as a delete.
-                    _owedChanges.OweDeletes([change.Key]);
-                    _owedChanges.Done(change);
-                    return;
-                }
-                now.ObjectKey = change.Key;
-                now.ETag = copied.ETag;
-                now.VersionId = copied.VersionId;
-                _life.Save(now);
-                _renamed.Release(from, path);
-            }
-            // After the entry names the new key (a crash between leaves an old copy, never the only one).
-            _owedChanges.OweDeletes([from]);
-            _owedChanges.Done(change);
-        }
-    }
-
     /// <summary>The old object is gone or replaced: a Cached file uploads its own bytes; a stub keeps its stale record and says so.</summary>
     private async Task CopyFailedAsync(string path, string from, GeoDriveException error, CancellationToken cancellationToken)
     {
@@ -503,24 +301,6 @@ public sealed partial class DriveEngine : IAsyncDisposable
         }
         Record(DriveEventKind.Error, path, $"The renamed file's object could not be copied to its new name: {error.Message}", error.ErrorId);
     }
-
-    /// <summary>The drive path a key of this drive's prefix names, or null for a key that names none.</summary>
-    private string? OwnPathOf(string key)
-    {
-        if (!key.StartsWith(Options.Prefix, StringComparison.Ordinal))
-        {
-            return null;
-        }
-        try
-        {
-            return DrivePath.FromObjectKey(key, Options.Prefix);
-        }
-        catch (GeoDriveException)
-        {
-            return null;
-        }
-    }
-
 
     /// <summary>Before <paramref name="key"/> is overwritten: a renamed stub whose bytes still live there comes home first.</summary>
     private async Task RescueDisplacedStubAsync(string key, string uploadingPath, CancellationToken cancellationToken)

@@ -39,7 +39,7 @@ internal sealed class OwedBucketChanges
             if (change.Kind == BucketChangeKind.CopyObject && change.Attempts == 0)
             {
                 // The run may have died with the copy's request out and the server acting on it: counted as tried,
-                // so a copy whose file moved on meanwhile owes its key's delete (see DriveEngine.SettleCopyAsync).
+                // so a copy whose file moved on meanwhile owes its key's delete (see OwedChangeSettler.SettleCopyAsync).
                 change.Attempts = 1;
             }
             _owed[change.Id] = change;

@@ -1,0 +1,264 @@
+using GeoDrive.Core.Errors;
+using GeoDrive.Core.Model;
+using GeoDrive.Core.Paths;
+using GeoDrive.Core.Ports;
+using GeoDrive.Engine.Files;
+using GeoDrive.Engine.Layout;
+using GeoDrive.Policies.Evaluation;
+
+namespace GeoDrive.Engine.Drives;
+
+/// <summary>
+/// Pays what the bucket journal owes (docs/architecture.md, "The bucket journal"), a batch at each tick: deletes
+/// of old keys once nothing needs them, server-side copies of renamed clean files (pinned to the recorded
+/// version, verified, recorded, then the old key owed its delete), and sweeps of multipart uploads left open.
+/// A change that fails stays owed, with backoff, and is tried again after a restart. A key's own file is held
+/// off (its upload lock and its path lock) while a change to that key is made, so no upload lands between.
+/// </summary>
+/// <param name="uploadLocks">The locks each file's upload holds (the same the engine's uploads take).</param>
+/// <param name="beingDeleted">Paths whose delete is journaled and whose entry goes once their lock is free.</param>
+/// <param name="siteId">This drive's site id, written into a copy's metadata as into an upload's.</param>
+/// <param name="copyFailed">A renamed file whose old object is gone or replaced: the engine decides what it uploads.</param>
+internal sealed class OwedChangeSettler(
+    DriveEngineOptions options,
+    IObjectStore store,
+    IFileIndex index,
+    FileLife life,
+    PathLocks locks,
+    PathLocks uploadLocks,
+    KeyCounts beingDeleted,
+    RenamedKeys renamed,
+    OwedBucketChanges owed,
+    Func<PolicyEvaluator> policy,
+    Func<string> siteId,
+    Func<string, string, GeoDriveException, CancellationToken, Task> copyFailed,
+    Action<DriveEventKind, string?, string, string?> record)
+{
+    public async Task<int> SettleAsync(CancellationToken cancellationToken)
+    {
+        var deleted = 0;
+        // A settled copy owes its old key's delete: a second pass takes it in the same tick.
+        for (var pass = 0; pass < 2; pass++)
+        {
+            deleted += await SettleDueChangesAsync(cancellationToken);
+        }
+        return deleted;
+    }
+
+    private async Task<int> SettleDueChangesAsync(CancellationToken cancellationToken)
+    {
+        var deleted = 0;
+        foreach (var change in owed.Due(options.TickBatchSize))
+        {
+            try
+            {
+                if (change.Kind == BucketChangeKind.AbortMultipartUpload)
+                {
+                    await SweepMultipartUploadsAsync(change, cancellationToken);
+                }
+                else if (change.Kind == BucketChangeKind.CopyObject)
+                {
+                    await SettleCopyAsync(change, cancellationToken);
+                }
+                else if (await DeleteOwedObjectAsync(change, cancellationToken))
+                {
+                    deleted++;
+                }
+                // The endpoint answered: changes that waited only for it are due (the second pass takes them).
+                owed.EndpointAnswered();
+            }
+            catch (GeoDriveException ex)
+            {
+                // Still owed: tried again with backoff (or once the endpoint answers again), and after a restart; an orphan costs space, never data.
+                owed.Failed(change, ex.Message, ex.ErrorId == ErrorIds.EndpointUnreachable);
+                Record(DriveEventKind.Error, change.Key, change.Kind switch
+                {
+                    BucketChangeKind.DeleteObject => $"Could not delete the object of a deleted or renamed file; will retry: {ex.Message}",
+                    BucketChangeKind.CopyObject => $"Could not copy a renamed file's object from '{change.SourceKey}'; will retry: {ex.Message}",
+                    _ => $"Could not abort an interrupted multipart upload; will retry: {ex.Message}",
+                }, ex.ErrorId);
+            }
+        }
+        return deleted;
+    }
+
+    /// <summary>
+    /// Aborts what a multipart upload that ended may have left open under its key: the upload itself if its
+    /// abort failed, and any upload the server started for a request whose answer was lost. Every upload open
+    /// under the key is aborted unless this run is sending its parts; while another upload of the key is being
+    /// started, the sweep waits for it. No time window narrows it: servers' "initiated" times cannot be trusted
+    /// (moto answers a fixed date). See docs/architecture.md, "The bucket journal".
+    /// </summary>
+    private async Task SweepMultipartUploadsAsync(BucketChange change, CancellationToken cancellationToken)
+    {
+        if (owed.IsMultipartInFlight(change.Key))
+        {
+            return;
+        }
+        if (change.UploadId is { } recorded)
+        {
+            // Journaled by an earlier version, after the start: its id is known.
+            await store.AbortMultipartUploadAsync(change.Key, recorded, cancellationToken);
+        }
+        foreach (var open in await store.ListMultipartUploadsAsync(change.Key, cancellationToken))
+        {
+            if (!owed.IsUploadLive(open.UploadId))
+            {
+                await store.AbortMultipartUploadAsync(change.Key, open.UploadId, cancellationToken);
+            }
+        }
+        owed.Done(change);
+    }
+
+    /// <summary>
+    /// Deletes an owed key unless a file lives (or is about to be uploaded) under it again, which ends the
+    /// debt. While a renamed file still needs the key's bytes (its copy or recall is pending) the delete
+    /// waits. The key's own file is held off meanwhile (its upload and its lock), so no upload to the key
+    /// can land before the delete.
+    /// </summary>
+    private async Task<bool> DeleteOwedObjectAsync(BucketChange change, CancellationToken cancellationToken)
+    {
+        var key = change.Key;
+        if (!MayDeleteNow(change))
+        {
+            return false;
+        }
+        var path = OwnPathOf(key);
+        using (path is null ? null : await uploadLocks.AcquireAsync(path, cancellationToken))
+        using (path is null ? null : await locks.AcquireAsync(path, cancellationToken))
+        {
+            if (!MayDeleteNow(change))
+            {
+                return false;
+            }
+            await store.DeleteAsync(key, cancellationToken);
+            owed.Done(change);
+            renamed.Forget(key);
+            return true;
+        }
+    }
+
+    /// <summary>False when the delete is no longer owed (it is then done) or must wait (it stays owed, due at the next tick).</summary>
+    private bool MayDeleteNow(BucketChange change)
+    {
+        if (OwnPathOf(change.Key) is { } path && index.Get(path) is not null)
+        {
+            if (beingDeleted.Contains(path))
+            {
+                // The entry seen is the deleted file's own, about to be forgotten (its delete waits for the lock):
+                // no file lives under the key again, the delete waits for the next tick.
+                return false;
+            }
+            owed.Done(change);
+            renamed.Forget(change.Key);
+            return false;
+        }
+        return !renamed.IsStillNeeded(change.Key) && !owed.IsCopySource(change.Key);
+    }
+
+    /// <summary>
+    /// A renamed clean file's object is copied to its new key (server side, pinned to the version the entry
+    /// records), verified, recorded, and then its old key is owed a delete. The file's uploads are held off
+    /// meanwhile; its lock only around the decisions, so opening it never waits for the copy. A file changed
+    /// meanwhile is uploaded instead; an object replaced or gone in the bucket makes a Cached file upload its
+    /// own bytes.
+    /// </summary>
+    private async Task SettleCopyAsync(BucketChange change, CancellationToken cancellationToken)
+    {
+        var from = change.SourceKey!;
+        if (OwnPathOf(change.Key) is not { } path)
+        {
+            owed.Done(change);
+            return;
+        }
+        using (await uploadLocks.AcquireAsync(path, cancellationToken))
+        {
+            FileEntry entry;
+            Dictionary<string, string>? metadata = null;
+            using (await locks.AcquireAsync(path, cancellationToken))
+            {
+                if (index.Get(path) is not { State: FileState.Cached or FileState.Stubbed } current || current.ObjectKey != from)
+                {
+                    if (index.Get(path)?.ObjectKey == change.Key)
+                    {
+                        // Copied and recorded before a crash: only the old key's delete may be missing.
+                        owed.OweDeletes([from]);
+                    }
+                    else if (index.Get(path) is null && change.Attempts > 0)
+                    {
+                        // Moved on or deleted after a try whose answer may have been lost: the server may have made the
+                        // copy all the same, and no file lives under its key to own it. (A file there uploads over it.)
+                        owed.OweDeletes([change.Key]);
+                    }
+                    // Otherwise changed (its upload deletes the old key once verified), deleted or moved on.
+                    owed.Done(change);
+                    return;
+                }
+                entry = current;
+                if (entry.Checksum is { } sha256)
+                {
+                    // The new path's own metadata (its policy tags may differ); a foreign object keeps its own.
+                    var mode = LocalFile.Read(LocalPath(path))?.Mode ?? UnixFileMode.UserRead | UnixFileMode.UserWrite;
+                    metadata = ObjectLayout.MetadataFor(sha256, entry.Size, entry.ModifiedUtc, mode);
+                    metadata[ObjectLayout.SiteKey] = siteId();
+                    ObjectLayout.AddTags(metadata, policy().TagsFor(path), path, entry.ModifiedUtc);
+                    ObjectLayout.AddObjectTags(metadata, policy().ObjectTagsFor(path), path, entry.ModifiedUtc);
+                }
+            }
+            ObjectInfo copied;
+            try
+            {
+                var multipart = new JournaledMultipart(owed, change.Key, static () => true);
+                copied = await store.CopyAsync(from, change.Key, new ObjectVersion(entry.ETag, entry.VersionId), metadata, multipart, cancellationToken);
+            }
+            catch (GeoDriveException ex) when (ex.ErrorId is ErrorIds.ObjectMismatch or ErrorIds.ObjectNotFound)
+            {
+                owed.Done(change);
+                await copyFailed(path, from, ex, cancellationToken);
+                return;
+            }
+            using (await locks.AcquireAsync(path, cancellationToken))
+            {
+                var now = index.Get(path);
+                if (now is null || now.Generation != entry.Generation || now.ObjectKey != from
+                    || copied.Size != entry.Size || (entry.Checksum is { } sha && ObjectLayout.RecordedChecksum(copied) != sha))
+                {
+                    // Deleted or changed during the copy (its own upload or delete covers the keys), or a copy
+                    // that does not hold the bytes: the new key's object is not this file's; tried as a delete.
+                    owed.OweDeletes([change.Key]);
+                    owed.Done(change);
+                    return;
+                }
+                now.ObjectKey = change.Key;
+                now.ETag = copied.ETag;
+                now.VersionId = copied.VersionId;
+                life.Save(now);
+                renamed.Release(from, path);
+            }
+            // After the entry names the new key (a crash between leaves an old copy, never the only one).
+            owed.OweDeletes([from]);
+            owed.Done(change);
+        }
+    }
+
+    /// <summary>The drive path a key of this drive's prefix names, or null for a key that names none.</summary>
+    private string? OwnPathOf(string key)
+    {
+        if (!key.StartsWith(options.Prefix, StringComparison.Ordinal))
+        {
+            return null;
+        }
+        try
+        {
+            return DrivePath.FromObjectKey(key, options.Prefix);
+        }
+        catch (GeoDriveException)
+        {
+            return null;
+        }
+    }
+
+    private void Record(DriveEventKind kind, string? path, string message, string? errorId = null) => record(kind, path, message, errorId);
+
+    private string LocalPath(string path) => DrivePath.ToLocal(options.CachePath, path);
+}

@@ -1,0 +1,133 @@
+using System.Security.Cryptography;
+using GeoDrive.Core.Errors;
+using GeoDrive.Core.Model;
+using GeoDrive.Engine.Drives;
+using GeoDrive.Engine.Files;
+using GeoDrive.Engine.Layout;
+using GeoDrive.TestSupport;
+
+namespace GeoDrive.Engine.Tests;
+
+/// <summary>
+/// Paying what the journal owes, on its own: a real bucket, index and journal, no engine. Deletes wait while a
+/// renamed file still needs the key and are dropped once a file lives under it again; a copy is pinned to the
+/// version the file records. The engine's renames and deletes that owe them are ServerSideRenameTests' and
+/// BucketJournalTests'.
+/// </summary>
+public sealed class OwedChangeSettlerTests(S3ServerFixture s3) : IClassFixture<S3ServerFixture>, IAsyncLifetime
+{
+    private DriveRig _rig = null!;
+    private OwedBucketChanges _owed = null!;
+    private RenamedKeys _renamed = null!;
+    private readonly List<(string Path, string From, string ErrorId)> _copiesFailed = [];
+
+    public Task InitializeAsync()
+    {
+        _rig = new DriveRig(s3);
+        _owed = new OwedBucketChanges(_rig.Index, _rig.Clock, TimeSpan.FromMinutes(5));
+        _renamed = new RenamedKeys(_rig.Index.Get, path => path);
+        return Task.CompletedTask;
+    }
+
+    public Task DisposeAsync() => _rig.DisposeAsync().AsTask();
+
+    private OwedChangeSettler Settler() => new(
+        new DriveEngineOptions { Name = "settler", CachePath = _rig.CachePath }, _rig.Store, _rig.Index, new FileLife(_rig.Index),
+        new PathLocks(), new PathLocks(), new KeyCounts(), _renamed, _owed, () => _rig.Policy, () => "site-of-the-test",
+        (path, from, error, _) =>
+        {
+            _copiesFailed.Add((path, from, error.ErrorId));
+            return Task.CompletedTask;
+        },
+        (_, _, _, _) => { });
+
+    private async Task<ObjectInfo> PutAsync(string key, byte[] bytes) =>
+        await _rig.Store.PutAsync(key, new MemoryStream(bytes), bytes.Length,
+            ObjectLayout.MetadataFor(Convert.ToHexStringLower(SHA256.HashData(bytes)), bytes.Length, DateTimeOffset.UnixEpoch, UnixFileMode.UserRead | UnixFileMode.UserWrite));
+
+    private FileEntry Entry(string path, FileState state, ObjectInfo put, byte[] bytes)
+    {
+        var entry = new FileEntry
+        {
+            Path = path, State = state, Size = bytes.Length, ObjectKey = put.Key, ETag = put.ETag,
+            Checksum = Convert.ToHexStringLower(SHA256.HashData(bytes)), ModifiedUtc = DateTimeOffset.UnixEpoch,
+        };
+        _rig.Index.Put(entry);
+        return entry;
+    }
+
+    [Fact]
+    public async Task A_delete_waits_while_a_renamed_stub_still_stands_for_the_key_and_is_made_once_it_no_longer_does()
+    {
+        var bytes = DriveRig.RandomBytes(1000, 1);
+        var put = await PutAsync("old.bin", bytes);
+        var stub = Entry("new.bin", FileState.Stubbed, put, bytes);
+        _renamed.Track(stub);
+        _owed.OweDeletes(["old.bin"]);
+        var settler = Settler();
+
+        Assert.Equal(0, await settler.SettleAsync(CancellationToken.None));
+        Assert.NotNull(await _rig.Store.HeadAsync("old.bin"));
+        Assert.Equal(1, _owed.Count);
+
+        // Recalled and uploaded under its own name: the old key holds nothing anyone needs.
+        stub.ObjectKey = "new.bin";
+        _rig.Index.Put(stub);
+        _rig.Clock.Advance(TimeSpan.FromMinutes(10));
+
+        Assert.Equal(1, await settler.SettleAsync(CancellationToken.None));
+        Assert.Null(await _rig.Store.HeadAsync("old.bin"));
+        Assert.Equal(0, _owed.Count);
+    }
+
+    [Fact]
+    public async Task A_delete_of_a_key_a_file_lives_under_again_is_dropped_and_its_object_kept()
+    {
+        var bytes = DriveRig.RandomBytes(500, 2);
+        var put = await PutAsync("again.bin", bytes);
+        _owed.OweDeletes(["again.bin"]);
+        Entry("again.bin", FileState.Cached, put, bytes);
+
+        Assert.Equal(0, await Settler().SettleAsync(CancellationToken.None));
+
+        Assert.NotNull(await _rig.Store.HeadAsync("again.bin"));
+        Assert.Equal(0, _owed.Count);
+    }
+
+    [Fact]
+    public async Task A_renamed_clean_files_copy_is_made_recorded_and_its_old_key_deleted_in_one_settling()
+    {
+        var bytes = DriveRig.RandomBytes(3000, 3);
+        var put = await PutAsync("docs/a.bin", bytes);
+        var entry = Entry("docs/b.bin", FileState.Cached, put, bytes);
+        Directory.CreateDirectory(_rig.Local("docs"));
+        await File.WriteAllBytesAsync(_rig.Local("docs/b.bin"), bytes);
+        _renamed.Track(entry);
+        _owed.OweCopies([("docs/a.bin", "docs/b.bin")]);
+
+        Assert.Equal(1, await Settler().SettleAsync(CancellationToken.None));
+
+        var recorded = _rig.Index.Get("docs/b.bin")!;
+        Assert.Equal("docs/b.bin", recorded.ObjectKey);
+        Assert.Equal(bytes, await _rig.ObjectBytesAsync("docs/b.bin"));
+        Assert.Null(await _rig.Store.HeadAsync("docs/a.bin"));
+        Assert.False(_renamed.IsHeld("docs/a.bin"));
+        Assert.Equal(0, _owed.Count);
+    }
+
+    [Fact]
+    public async Task A_copy_whose_source_another_writer_replaced_is_not_made_and_the_file_is_handed_back()
+    {
+        var bytes = DriveRig.RandomBytes(3000, 4);
+        var put = await PutAsync("x.bin", bytes);
+        Entry("y.bin", FileState.Cached, put, bytes);
+        _owed.OweCopies([("x.bin", "y.bin")]);
+        await PutAsync("x.bin", DriveRig.RandomBytes(3000, 5));
+
+        await Settler().SettleAsync(CancellationToken.None);
+
+        Assert.Null(await _rig.Store.HeadAsync("y.bin"));
+        Assert.Equal([("y.bin", "x.bin", ErrorIds.ObjectMismatch)], _copiesFailed);
+        Assert.Equal(0, _owed.Count);
+    }
+}
