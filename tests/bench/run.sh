@@ -3,7 +3,7 @@
 # (Ceph RGW, its own instance on port 7490; BENCH_S3=moto for a quick look), builds the service and
 # the harness, and measures GeoDrive, rclone and a raw AWSSDK.S3 client on that server in one run.
 #   bash tests/bench/run.sh [--scale smoke|medium|full] [--threads 8,16,64] [--multipart-threads 2,4]
-#                           [--workloads upload,restore,mixed-50-50,mixed-20-80,mixed-80-20] [--clients raw-sdk,rclone,geodrive] [--datasets 10KB,100KB]
+#                           [--workloads upload,restore,mixed-50-50,mixed-20-80,mixed-80-20] [--clients raw-sdk,rclone,rclone-mount,geodrive] [--datasets 10KB,100KB]
 # Writes tests/bench/results/<scale>/: results.md (the table), results.csv, run.log, a .png per workload.
 set -euo pipefail
 cd "$(dirname "$0")/../.."

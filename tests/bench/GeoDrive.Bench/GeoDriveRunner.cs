@@ -102,7 +102,7 @@ public sealed class GeoDriveRunner : IBenchClient
     public async Task SeedAsync(string run, IReadOnlyList<string> files)
     {
         var mount = await DriveAsync(run);
-        await CopyInAsync(mount, files);
+        await MountedFiles.CopyInAsync(_settings, mount, files);
         await WaitCachedAsync(run, files.Count);
         await _api.StubAsync(run, new FileActionRequest { Paths = ["**"] });
     }
@@ -112,29 +112,9 @@ public sealed class GeoDriveRunner : IBenchClient
         var mount = await DriveAsync(run);
         // Restored files come back Cached, uploaded ones become Cached once verified in the bucket.
         var expected = (await _api.GetDriveAsync(run)).CachedCount + upload.Count + restore.Count;
-        await Task.WhenAll(CopyInAsync(mount, upload), ReadAllAsync(mount, restore));
+        await Task.WhenAll(MountedFiles.CopyInAsync(_settings, mount, upload), MountedFiles.ReadAllAsync(_settings, mount, restore));
         await WaitCachedAsync(run, expected);
     }
-
-    private Task CopyInAsync(string mount, IReadOnlyList<string> files) =>
-        Parallelism.ForEachAsync(files, _settings.Threads, async (relative, ct) =>
-        {
-            var destination = Path.Combine(mount, relative);
-            Directory.CreateDirectory(Path.GetDirectoryName(destination)!);
-            await using var source = new FileStream(_settings.DataPath(relative), FileMode.Open, FileAccess.Read, FileShare.Read, 1 << 20, useAsync: true);
-            await using var target = new FileStream(destination, FileMode.CreateNew, FileAccess.Write, FileShare.None, 1 << 20, useAsync: true);
-            await source.CopyToAsync(target, 1 << 20, ct);
-        });
-
-    private Task ReadAllAsync(string mount, IReadOnlyList<string> files) =>
-        Parallelism.ForEachAsync(files, _settings.Threads, async (relative, ct) =>
-        {
-            var buffer = new byte[1 << 20];
-            await using var source = new FileStream(Path.Combine(mount, relative), FileMode.Open, FileAccess.Read, FileShare.Read, 1, useAsync: true);
-            while (await source.ReadAsync(buffer, ct) > 0)
-            {
-            }
-        });
 
     /// <summary>Waits until the drive reports <paramref name="expected"/> verified files and nothing left to upload.</summary>
     private async Task WaitCachedAsync(string run, long expected)
@@ -177,20 +157,7 @@ public sealed class GeoDriveRunner : IBenchClient
         var cpu = _service.TotalProcessorTime.TotalSeconds;
         var used = cpu - _cpuAtLastLook;
         _cpuAtLastLook = cpu;
-        return (used, PeakRss(_service.Id));
-    }
-
-    /// <summary>VmHWM: the service's peak resident set since it started.</summary>
-    private static long PeakRss(int pid)
-    {
-        foreach (var line in File.ReadLines($"/proc/{pid}/status"))
-        {
-            if (line.StartsWith("VmHWM:", StringComparison.Ordinal))
-            {
-                return long.Parse(line.Split(' ', StringSplitOptions.RemoveEmptyEntries)[1], CultureInfo.InvariantCulture) * 1024;
-            }
-        }
-        return 0;
+        return (used, MountedFiles.PeakRss(_service.Id));
     }
 
     public async ValueTask DisposeAsync()

@@ -8,8 +8,8 @@ using GeoDrive.Bench;
 
 // The transfer benchmark (issue 4; method of the seed's white paper): datasets of one file size each,
 // workloads 100 % upload, 100 % restore and mixed, for GeoDrive, rclone and a raw AWSSDK.S3 client on
-// the same server in one run. Prints a table of files/s and MB/s with the ratios GeoDrive/ceiling and
-// GeoDrive/rclone, and writes CSV and one gnuplot script (and PNG, if gnuplot is there) per workload.
+// the same server in one run, and rclone mount (full VFS cache), the peer doing GeoDrive's own job. Prints a
+// table of files/s and MB/s with the ratios GeoDrive/ceiling, GeoDrive/rclone and GeoDrive/rclone mount, and writes CSV and one gnuplot script (and PNG, if gnuplot is there) per workload.
 var options = BenchOptions.Parse(args);
 if (Array.IndexOf(args, "--report") is var r and >= 0 && r + 1 < args.Length)
 {
@@ -123,8 +123,9 @@ async Task<IBenchClient> CreateAsync(string name, BenchSettings settings) => nam
 {
     "raw-sdk" => new RawS3Client(settings, bucket),
     "rclone" => new RcloneClient(settings, bucket),
+    "rclone-mount" => new RcloneMountClient(settings, bucket),
     "geodrive" => await GeoDriveRunner.StartAsync(settings, bucket, options.ServiceDll),
-    _ => throw new ArgumentException($"unknown client '{name}' (raw-sdk, rclone, geodrive)"),
+    _ => throw new ArgumentException($"unknown client '{name}' (raw-sdk, rclone, rclone-mount, geodrive)"),
 };
 
 static async Task EmptyPrefixAsync(AmazonS3Client s3, string bucket, string prefix)
@@ -164,7 +165,7 @@ internal sealed record BenchOptions(string Scale, string Endpoint, string Access
             Environment.GetEnvironmentVariable("S3_SECRET_KEY") ?? "testsecret",
             Ints("threads", "16"),
             Ints("multipart-threads", "4"),
-            Arg("clients", "raw-sdk,rclone,geodrive").Split(','),
+            Arg("clients", "raw-sdk,rclone,rclone-mount,geodrive").Split(','),
             workloads.Length == 0 ? null : workloads.Split(','),
             Arg("service", ".artifacts/service/GeoDrive.Service.dll"),
             Arg("work", "/tmp/geodrive-bench"),
@@ -189,27 +190,27 @@ internal static class Report
     public static string Table(IReadOnlyList<Measurement> results)
     {
         var text = new StringBuilder();
-        text.AppendLine("| dataset | workload | threads | raw-sdk files/s | rclone files/s | geodrive files/s | geodrive MB/s | geodrive/ceiling | geodrive/rclone | geodrive CPU s/1000 files | geodrive peak RSS MB |");
-        text.AppendLine("|---|---|---|---|---|---|---|---|---|---|---|");
+        text.AppendLine("| dataset | workload | threads | raw-sdk files/s | rclone files/s | rclone-mount files/s | geodrive files/s | geodrive MB/s | geodrive/ceiling | geodrive/rclone | geodrive/rclone-mount | geodrive CPU s/1000 files | geodrive peak RSS MB |");
+        text.AppendLine("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
         foreach (var group in results.GroupBy(r => (r.Dataset, r.Workload, r.Threads)))
         {
             double? Rate(string client) => group.FirstOrDefault(r => r.Client == client)?.FilesPerSecond;
             var geo = group.FirstOrDefault(r => r.Client == "geodrive");
             string F(double? v, string format = "0.0") => v is { } x ? x.ToString(format, CultureInfo.InvariantCulture) : "–";
-            text.AppendLine(CultureInfo.InvariantCulture, $"| {group.Key.Dataset} | {group.Key.Workload} | {group.Key.Threads} | {F(Rate("raw-sdk"))} | {F(Rate("rclone"))} | {F(Rate("geodrive"))} | {F(geo?.MegabytesPerSecond)} | {F(Rate("geodrive") / Rate("raw-sdk"), "0.00")} | {F(Rate("geodrive") / Rate("rclone"), "0.00")} | {F(geo?.CpuSecondsPer1000Files, "0.00")} | {F(geo?.PeakRssBytes / 1e6, "0")} |");
+            text.AppendLine(CultureInfo.InvariantCulture, $"| {group.Key.Dataset} | {group.Key.Workload} | {group.Key.Threads} | {F(Rate("raw-sdk"))} | {F(Rate("rclone"))} | {F(Rate("rclone-mount"))} | {F(Rate("geodrive"))} | {F(geo?.MegabytesPerSecond)} | {F(Rate("geodrive") / Rate("raw-sdk"), "0.00")} | {F(Rate("geodrive") / Rate("rclone"), "0.00")} | {F(Rate("geodrive") / Rate("rclone-mount"), "0.00")} | {F(geo?.CpuSecondsPer1000Files, "0.00")} | {F(geo?.PeakRssBytes / 1e6, "0")} |");
         }
         if (results.Any(r => r.MachineCpuSecondsPer1000Files is not null))
         {
             text.AppendLine();
             text.AppendLine("CPU seconds per 1,000 files during each timed run: the whole machine (every core, every process), and of it the S3 server (Ceph's radosgw, ceph-osd, ceph-mon).");
             text.AppendLine();
-            text.AppendLine("| dataset | workload | threads | raw-sdk machine | raw-sdk server | rclone machine | rclone server | geodrive machine | geodrive server | geodrive service |");
-            text.AppendLine("|---|---|---|---|---|---|---|---|---|---|");
+            text.AppendLine("| dataset | workload | threads | raw-sdk machine | raw-sdk server | rclone machine | rclone server | rclone-mount machine | rclone-mount server | rclone-mount process | geodrive machine | geodrive server | geodrive service |");
+            text.AppendLine("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
             foreach (var group in results.GroupBy(r => (r.Dataset, r.Workload, r.Threads)))
             {
                 string Cpu(string client, Func<Measurement, double?> value) =>
                     group.FirstOrDefault(r => r.Client == client) is { } r && value(r) is { } v ? v.ToString("0.00", CultureInfo.InvariantCulture) : "–";
-                text.AppendLine(CultureInfo.InvariantCulture, $"| {group.Key.Dataset} | {group.Key.Workload} | {group.Key.Threads} | {Cpu("raw-sdk", r => r.MachineCpuSecondsPer1000Files)} | {Cpu("raw-sdk", r => r.ServerCpuSecondsPer1000Files)} | {Cpu("rclone", r => r.MachineCpuSecondsPer1000Files)} | {Cpu("rclone", r => r.ServerCpuSecondsPer1000Files)} | {Cpu("geodrive", r => r.MachineCpuSecondsPer1000Files)} | {Cpu("geodrive", r => r.ServerCpuSecondsPer1000Files)} | {Cpu("geodrive", r => r.CpuSecondsPer1000Files)} |");
+                text.AppendLine(CultureInfo.InvariantCulture, $"| {group.Key.Dataset} | {group.Key.Workload} | {group.Key.Threads} | {Cpu("raw-sdk", r => r.MachineCpuSecondsPer1000Files)} | {Cpu("raw-sdk", r => r.ServerCpuSecondsPer1000Files)} | {Cpu("rclone", r => r.MachineCpuSecondsPer1000Files)} | {Cpu("rclone", r => r.ServerCpuSecondsPer1000Files)} | {Cpu("rclone-mount", r => r.MachineCpuSecondsPer1000Files)} | {Cpu("rclone-mount", r => r.ServerCpuSecondsPer1000Files)} | {Cpu("rclone-mount", r => r.CpuSecondsPer1000Files)} | {Cpu("geodrive", r => r.MachineCpuSecondsPer1000Files)} | {Cpu("geodrive", r => r.ServerCpuSecondsPer1000Files)} | {Cpu("geodrive", r => r.CpuSecondsPer1000Files)} |");
             }
         }
         return text.ToString();

@@ -27,23 +27,12 @@ public sealed class RcloneClient(BenchSettings settings, string bucket) : IBench
             "--files-from-raw", list,
             "--transfers", settings.Threads.ToString(CultureInfo.InvariantCulture),
             "--checkers", settings.Threads.ToString(CultureInfo.InvariantCulture),
-            "--s3-upload-concurrency", settings.MultipartThreads.ToString(CultureInfo.InvariantCulture),
-            "--s3-chunk-size", $"{settings.PartSize / (1024 * 1024)}M",
-            "--s3-upload-cutoff", $"{settings.MultipartThreshold / (1024 * 1024)}M",
-            "--multi-thread-streams", settings.MultipartThreads.ToString(CultureInfo.InvariantCulture)])
+            .. RcloneRemote.TransferFlags(settings)])
         {
             RedirectStandardError = true,
             RedirectStandardOutput = true,
         };
-        // Credentials by environment, never on the command line (ps shows it to every user).
-        psi.Environment["RCLONE_CONFIG_BENCH_TYPE"] = "s3";
-        psi.Environment["RCLONE_CONFIG_BENCH_PROVIDER"] = "Ceph";
-        psi.Environment["RCLONE_CONFIG_BENCH_ENDPOINT"] = settings.Endpoint;
-        psi.Environment["RCLONE_CONFIG_BENCH_ACCESS_KEY_ID"] = settings.AccessKey;
-        psi.Environment["RCLONE_CONFIG_BENCH_SECRET_ACCESS_KEY"] = settings.SecretKey;
-        psi.Environment["RCLONE_CONFIG_BENCH_FORCE_PATH_STYLE"] = "true";
-        // rclone's AWS SDK refuses a custom CA bundle with its own HTTP transport; plain http needs none.
-        psi.Environment.Remove("AWS_CA_BUNDLE");
+        RcloneRemote.Configure(psi, settings);
         using var process = Process.Start(psi)!;
         var errors = process.StandardError.ReadToEndAsync();
         await process.StandardOutput.ReadToEndAsync();
@@ -56,4 +45,29 @@ public sealed class RcloneClient(BenchSettings settings, string bucket) : IBench
     }
 
     public ValueTask DisposeAsync() => ValueTask.CompletedTask;
+}
+
+/// <summary>The bench's S3 server as an rclone remote named "bench", and the transfer settings every rclone client gets alike.</summary>
+internal static class RcloneRemote
+{
+    public static void Configure(ProcessStartInfo psi, BenchSettings settings)
+    {
+        // Credentials by environment, never on the command line (ps shows it to every user).
+        psi.Environment["RCLONE_CONFIG_BENCH_TYPE"] = "s3";
+        psi.Environment["RCLONE_CONFIG_BENCH_PROVIDER"] = "Ceph";
+        psi.Environment["RCLONE_CONFIG_BENCH_ENDPOINT"] = settings.Endpoint;
+        psi.Environment["RCLONE_CONFIG_BENCH_ACCESS_KEY_ID"] = settings.AccessKey;
+        psi.Environment["RCLONE_CONFIG_BENCH_SECRET_ACCESS_KEY"] = settings.SecretKey;
+        psi.Environment["RCLONE_CONFIG_BENCH_FORCE_PATH_STYLE"] = "true";
+        // rclone's AWS SDK refuses a custom CA bundle with its own HTTP transport; plain http needs none.
+        psi.Environment.Remove("AWS_CA_BUNDLE");
+    }
+
+    public static string[] TransferFlags(BenchSettings settings) =>
+    [
+        "--s3-upload-concurrency", settings.MultipartThreads.ToString(CultureInfo.InvariantCulture),
+        "--s3-chunk-size", $"{settings.PartSize / (1024 * 1024)}M",
+        "--s3-upload-cutoff", $"{settings.MultipartThreshold / (1024 * 1024)}M",
+        "--multi-thread-streams", settings.MultipartThreads.ToString(CultureInfo.InvariantCulture),
+    ];
 }
