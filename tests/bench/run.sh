@@ -3,14 +3,18 @@
 # (Ceph RGW, its own instance on port 7490; BENCH_S3=moto for a quick look), builds the service and
 # the harness, and measures GeoDrive, rclone and a raw AWSSDK.S3 client on that server in one run.
 #   bash tests/bench/run.sh [--scale smoke|medium|full] [--threads 8,16,64] [--multipart-threads 2,4]
+#   bash tests/bench/run.sh --probe latency [--round-trips 1,20] [--clients rclone-mount,geodrive]
 #                           [--workloads upload,restore,mixed-50-50,mixed-20-80,mixed-80-20] [--clients raw-sdk,rclone,rclone-mount,geodrive] [--datasets 10KB,100KB]
 # Writes tests/bench/results/<scale>/: results.md (the table), results.csv, run.log, a .png per workload.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1
-scale=medium
-for ((i = 1; i <= $#; i++)); do [ "${!i}" = --scale ] && { j=$((i + 1)); scale=${!j}; }; done
-out=tests/bench/results/$scale
+scale=medium probe=""
+for ((i = 1; i <= $#; i++)); do
+  [ "${!i}" = --scale ] && { j=$((i + 1)); scale=${!j}; }
+  [ "${!i}" = --probe ] && { j=$((i + 1)); probe=${!j}; }
+done
+out=tests/bench/results/${probe:-$scale}
 mkdir -p "$out"
 
 bash scripts/install-deps.sh
@@ -22,6 +26,8 @@ dotnet build tests/bench/GeoDrive.Bench -c Release -o .artifacts/bench -nologo -
 # (seen: "1 full osd" during the second dataset, which then hangs every PUT), as deleted objects are not
 # given back at once. The parts' CSVs are joined into one table and one plot per workload at the end.
 datasets=$(dotnet .artifacts/bench/GeoDrive.Bench.dll --list-datasets "$@")
+# A probe (--probe latency) is one part of its own, on one server.
+[ -n "$probe" ] && datasets=$probe
 started=$(date -u)
 parts=()
 for dataset in $datasets; do
@@ -46,6 +52,12 @@ for dataset in $datasets; do
   if [ "${BENCH_S3:-ceph}" = moto ]; then bash scripts/s3/stop-moto.sh /tmp/geodrive-bench-moto.pid; else bash scripts/s3/stop-ceph-s3.sh --wipe >/dev/null 2>&1 || true; fi
   parts+=("$part/results.csv")
 done
+if [ -n "$probe" ]; then
+  cp "$out/parts/$probe/$probe.md" "$out/$probe.md"
+  { echo "command: bash tests/bench/run.sh $*"; echo "server: ${BENCH_S3:-ceph}"; echo "started: $started"; echo "finished: $(date -u)"; echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"; } > "$out/run.log"
+  cat "$out/$probe.md" >> "$out/run.log"
+  exit 0
+fi
 { echo "command: bash tests/bench/run.sh $*"; echo "server: ${BENCH_S3:-ceph}, a fresh one per dataset"; echo "started: $started"; echo "finished: $(date -u)"; echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"; } > "$out/run.log"
 cat "$out"/parts/*/run.log | grep -E '^  (raw-sdk|rclone|geodrive) ' >> "$out/run.log" || true
 dotnet .artifacts/bench/GeoDrive.Bench.dll --report "$(IFS=,; echo "${parts[*]}")" --out "$out" | tee -a "$out/run.log"

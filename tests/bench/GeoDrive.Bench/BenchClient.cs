@@ -23,6 +23,9 @@ public interface IBenchClient : IAsyncDisposable
     /// <summary>Removes what a run left locally (restored files, a drive and its cache). Not timed.</summary>
     Task FinishAsync(string run) => Task.CompletedTask;
 
+    /// <summary>The folder where a mounted client shows the run's files (GeoDrive, rclone mount); null for the others.</summary>
+    string? MountFolder(string run) => null;
+
     /// <summary>CPU seconds and peak RSS of the client's own process(es) since the last call, where it can tell.</summary>
     (double CpuSeconds, long PeakRss)? ResourceUse() => null;
 }

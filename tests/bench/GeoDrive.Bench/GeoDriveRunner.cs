@@ -142,6 +142,8 @@ public sealed class GeoDriveRunner : IBenchClient
         }
     }
 
+    public string? MountFolder(string run) => _mounts.GetValueOrDefault(run);
+
     public async Task FinishAsync(string run)
     {
         if (_mounts.Remove(run))

@@ -44,6 +44,18 @@ using var admin = new AmazonS3Client(new BasicAWSCredentials(options.AccessKey, 
 var bucket = "bench-" + DateTime.UtcNow.ToString("yyyyMMddHHmmss", CultureInfo.InvariantCulture);
 await admin.PutBucketAsync(bucket);
 
+if (Array.IndexOf(args, "--probe") is var probe and >= 0 && probe + 1 < args.Length && args[probe + 1] == "latency")
+{
+    // The latency probe (LatencyProbe): what a user waits for with the server a round trip away.
+    var roundTrips = (Array.IndexOf(args, "--round-trips") is var t and >= 0 && t + 1 < args.Length ? args[t + 1] : "1,20")
+        .Split(',').Select(v => double.Parse(v, CultureInfo.InvariantCulture)).ToList();
+    var latency = await LatencyProbe.RunAsync(options, admin, bucket, roundTrips, CreateAsync, prefix => EmptyPrefixAsync(admin, bucket, prefix));
+    Console.WriteLine();
+    Console.WriteLine(latency);
+    await File.WriteAllTextAsync(Path.Combine(options.Out, "latency.md"), latency);
+    return 0;
+}
+
 var results = new List<Measurement>();
 var runNumber = 0;
 foreach (var threads in options.Threads)

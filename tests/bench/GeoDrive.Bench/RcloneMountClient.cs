@@ -155,6 +155,8 @@ public sealed class RcloneMountClient(BenchSettings settings, string bucket) : I
         }
     }
 
+    public string? MountFolder(string run) => _mounts.GetValueOrDefault(run)?.Folder;
+
     public async Task FinishAsync(string run)
     {
         if (_mounts.Remove(run, out var mount))
