@@ -36,6 +36,9 @@ public sealed class CrashSimulation(S3TestServer s3, ServiceProcess service, int
     /// <summary>No operation of the model takes this long, even in an outage (recalls give up long before).</summary>
     private static readonly TimeSpan OperationDeadline = TimeSpan.FromMinutes(3);
 
+    /// <summary>A round whose drive takes longer than this to settle logs what it still waits for.</summary>
+    private static readonly TimeSpan SlowSettle = TimeSpan.FromSeconds(20);
+
     /// <summary>How often each kind of operation ran (a second writer's outcome counted by what it did).</summary>
     public SortedDictionary<string, int> Counts { get; } = new(StringComparer.Ordinal);
 
@@ -526,6 +529,7 @@ public sealed class CrashSimulation(S3TestServer s3, ServiceProcess service, int
         using var client = new GeoDriveClient(service.SocketPath, TimeSpan.FromSeconds(60));
         var expected = _files.Keys.Where(p => !p.EndsWith(".tmp", StringComparison.Ordinal)).Order(StringComparer.Ordinal).ToList();
         string? last = null;
+        var slowLogged = false;
         await Eventually(async () =>
         {
             var files = await client.GetFilesAsync(Drive(), "**");
@@ -535,7 +539,15 @@ public sealed class CrashSimulation(S3TestServer s3, ServiceProcess service, int
             var owed = (await client.GetDriveStatusAsync(Drive())).BucketChangesOwed;
             last = $"unsettled: [{string.Join(", ", unsettled.Take(10))}]; bucket extra: [{string.Join(", ", keys.Except(expected).Take(10))}]; " +
                    $"bucket missing: [{string.Join(", ", expected.Except(keys).Take(10))}]; open multipart uploads: {open.Count}; bucket changes owed: {owed}";
-            return unsettled.Count == 0 && keys.SequenceEqual(expected) && open.Count == 0 && owed == 0;
+            var done = unsettled.Count == 0 && keys.SequenceEqual(expected) && open.Count == 0 && owed == 0;
+            if (!done && !slowLogged && DateTime.UtcNow - started > SlowSettle)
+            {
+                // Not a failure: what a slow settle waits for (a liveness question for the engine, not the model).
+                slowLogged = true;
+                var errors = files.Where(f => f.State is not ("Cached" or "Stubbed" or "Excluded") && f.LastError is not null).Take(5).Select(f => $"{f.Path}: {f.LastError}");
+                log($"round {round} still settling after {SlowSettle.TotalSeconds:0} s: {last}; last errors: [{string.Join("; ", errors)}]");
+            }
+            return done;
         }, () => $"round {round} to settle: {last}; {Where}", 90);
         var settled = DateTime.UtcNow - started;
 
