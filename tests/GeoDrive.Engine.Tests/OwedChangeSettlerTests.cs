@@ -130,4 +130,32 @@ public sealed class OwedChangeSettlerTests(S3ServerFixture s3) : IClassFixture<S
         Assert.Equal([("y.bin", "x.bin", ErrorIds.ObjectMismatch)], _copiesFailed);
         Assert.Equal(0, _owed.Count);
     }
+
+    /// <summary>Soak seed 1567145310 (3 lanes, lane 2, round 13): a stub renamed with its folder was read during an outage.</summary>
+    [Fact]
+    public async Task A_copy_owed_while_the_renamed_stub_is_being_recalled_waits_for_the_recall_and_is_made_when_it_failed()
+    {
+        var bytes = DriveRig.RandomBytes(2000, 6);
+        var put = await PutAsync("old/f.bin", bytes);
+        var stub = Entry("new/f.bin", FileState.Recalling, put, bytes);
+        _renamed.Track(stub);
+        _owed.OweCopies([("old/f.bin", "new/f.bin")]);
+        var settler = Settler();
+
+        await settler.SettleAsync(CancellationToken.None);
+
+        // The recall reads the old key: the copy is neither made nor forgotten while it runs.
+        Assert.Equal(1, _owed.Count);
+        Assert.Null(await _rig.Store.HeadAsync("new/f.bin"));
+
+        // The recall failed (the endpoint was down): a stub of the old key again, which still needs its copy.
+        stub.State = FileState.Stubbed;
+        _rig.Index.Put(stub);
+        await settler.SettleAsync(CancellationToken.None);
+
+        Assert.Equal("new/f.bin", _rig.Index.Get("new/f.bin")!.ObjectKey);
+        Assert.Equal(bytes, await _rig.ObjectBytesAsync("new/f.bin"));
+        Assert.Null(await _rig.Store.HeadAsync("old/f.bin"));
+        Assert.Equal(0, _owed.Count);
+    }
 }

@@ -177,6 +177,14 @@ internal sealed class OwedChangeSettler(
             Dictionary<string, string>? metadata = null;
             using (await locks.AcquireAsync(path, cancellationToken))
             {
+                if (index.Get(path) is { State: FileState.Recalling } recalling && recalling.ObjectKey == from)
+                {
+                    // Being recalled from the old key: the copy waits for the recall's end (due again at the next tick).
+                    // A recall that fails leaves a stub that still needs it; one that succeeds makes the file Dirty, and
+                    // its upload ends the debt. Dropped here, the copy was never made and the stub kept the old key for
+                    // good (soak seed 1567145310: a stub renamed with its folder, read during an outage).
+                    return;
+                }
                 if (index.Get(path) is not { State: FileState.Cached or FileState.Stubbed } current || current.ObjectKey != from)
                 {
                     if (index.Get(path)?.ObjectKey == change.Key)
