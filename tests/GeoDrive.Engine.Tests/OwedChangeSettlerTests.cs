@@ -31,8 +31,8 @@ public sealed class OwedChangeSettlerTests(S3ServerFixture s3) : IClassFixture<S
 
     public Task DisposeAsync() => _rig.DisposeAsync().AsTask();
 
-    private OwedChangeSettler Settler() => new(
-        new DriveEngineOptions { Name = "settler", CachePath = _rig.CachePath }, _rig.Store, _rig.Index, new FileLife(_rig.Index),
+    private OwedChangeSettler Settler(Core.Ports.IObjectStore? store = null) => new(
+        new DriveEngineOptions { Name = "settler", CachePath = _rig.CachePath }, store ?? _rig.Store, _rig.Index, new FileLife(_rig.Index),
         new PathLocks(), new PathLocks(), new KeyCounts(), _renamed, _owed, () => _rig.Policy, () => "site-of-the-test",
         (path, from, error, _) =>
         {
@@ -157,5 +157,49 @@ public sealed class OwedChangeSettlerTests(S3ServerFixture s3) : IClassFixture<S
         Assert.Equal(bytes, await _rig.ObjectBytesAsync("new/f.bin"));
         Assert.Null(await _rig.Store.HeadAsync("old/f.bin"));
         Assert.Equal(0, _owed.Count);
+    }
+
+    [Fact]
+    public async Task A_stub_whose_recall_starts_during_its_copy_keeps_its_old_key_and_object_until_the_recall_ended()
+    {
+        var bytes = DriveRig.RandomBytes(2000, 7);
+        var put = await PutAsync("was.bin", bytes);
+        var stub = Entry("is.bin", FileState.Stubbed, put, bytes);
+        _renamed.Track(stub);
+        _owed.OweCopies([("was.bin", "is.bin")]);
+        var store = new RecallDuringCopy(_rig.Store, () => _rig.Index.Put(new FileEntry
+        {
+            Path = stub.Path, State = FileState.Recalling, Size = stub.Size, ObjectKey = stub.ObjectKey, ETag = stub.ETag,
+            Checksum = stub.Checksum, ModifiedUtc = stub.ModifiedUtc, Generation = stub.Generation,
+        }));
+
+        await Settler(store).SettleAsync(CancellationToken.None);
+
+        // The recall reads was.bin: it is still the entry's key, and still in the bucket.
+        Assert.Equal("was.bin", _rig.Index.Get("is.bin")!.ObjectKey);
+        Assert.Equal(bytes, await _rig.ObjectBytesAsync("was.bin"));
+        Assert.Equal(1, _owed.Count);
+
+        var failed = _rig.Index.Get("is.bin")!;
+        failed.State = FileState.Stubbed;
+        _rig.Index.Put(failed);
+        await Settler().SettleAsync(CancellationToken.None);
+
+        Assert.Equal("is.bin", _rig.Index.Get("is.bin")!.ObjectKey);
+        Assert.Equal(bytes, await _rig.ObjectBytesAsync("is.bin"));
+        Assert.Null(await _rig.Store.HeadAsync("was.bin"));
+        Assert.Equal(0, _owed.Count);
+    }
+
+    /// <summary>The real store; a test's moment: the file's recall starts while its copy is in flight (no real part picks that moment).</summary>
+    private sealed class RecallDuringCopy(Core.Ports.IObjectStore inner, Action recallStarts) : ForwardingStore(inner)
+    {
+        public override async Task<ObjectInfo> CopyAsync(string sourceKey, string destinationKey, ObjectVersion expected, IReadOnlyDictionary<string, string>? metadata,
+            Core.Ports.IMultipartObserver? observer, CancellationToken cancellationToken = default)
+        {
+            var copied = await base.CopyAsync(sourceKey, destinationKey, expected, metadata, observer, cancellationToken);
+            recallStarts();
+            return copied;
+        }
     }
 }

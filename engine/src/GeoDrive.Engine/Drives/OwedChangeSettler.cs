@@ -228,6 +228,12 @@ internal sealed class OwedChangeSettler(
             using (await locks.AcquireAsync(path, cancellationToken))
             {
                 var now = index.Get(path);
+                if (now is { State: FileState.Recalling } && now.ObjectKey == from)
+                {
+                    // Its recall started during the copy and reads the old key: nothing is recorded or deleted under it.
+                    // The copy stays owed (made again, server side, once the recall ended as a stub).
+                    return;
+                }
                 if (now is null || now.Generation != entry.Generation || now.ObjectKey != from
                     || copied.Size != entry.Size || (entry.Checksum is { } sha && ObjectLayout.RecordedChecksum(copied) != sha))
                 {
