@@ -191,6 +191,27 @@ public sealed class OwedChangeSettlerTests(S3ServerFixture s3) : IClassFixture<S
         Assert.Equal(0, _owed.Count);
     }
 
+    /// <summary>Soak seed 1349217573 (lane 1, round 1): the old key of a renamed file stayed in the bucket for good.</summary>
+    [Fact]
+    public async Task A_copy_recorded_just_before_a_crash_loses_no_old_key_when_its_file_is_deleted_before_the_journal_is_replayed()
+    {
+        var bytes = DriveRig.RandomBytes(1500, 8);
+        await PutAsync("before.bin", bytes);
+        // Copied and recorded (the entry named after.bin), then the service was killed before the old key's delete was journaled.
+        await PutAsync("after.bin", bytes);
+        _owed.OweCopies([("before.bin", "after.bin")]);
+        var restarted = new OwedBucketChanges(_rig.Index, _rig.Clock, TimeSpan.FromMinutes(5));
+        // Deleted after the restart: its entry named after.bin only, so only that key was owed.
+        restarted.OweDeletes(["after.bin"]);
+        _owed = restarted;
+
+        await Settler().SettleAsync(CancellationToken.None);
+
+        Assert.Null(await _rig.Store.HeadAsync("after.bin"));
+        Assert.Null(await _rig.Store.HeadAsync("before.bin"));
+        Assert.Equal(0, _owed.Count);
+    }
+
     /// <summary>The real store; a test's moment: the file's recall starts while its copy is in flight (no real part picks that moment).</summary>
     private sealed class RecallDuringCopy(Core.Ports.IObjectStore inner, Action recallStarts) : ForwardingStore(inner)
     {

@@ -192,11 +192,15 @@ internal sealed class OwedChangeSettler(
                         // Copied and recorded before a crash: only the old key's delete may be missing.
                         owed.OweDeletes([from]);
                     }
-                    else if (index.Get(path) is null && change.Attempts > 0)
+                    else if (index.Get(path) is null)
                     {
-                        // Moved on or deleted after a try whose answer may have been lost: the server may have made the
-                        // copy all the same, and no file lives under its key to own it. (A file there uploads over it.)
-                        owed.OweDeletes([change.Key]);
+                        // Moved on or deleted. The old key goes too: its file may have been copied and recorded just before
+                        // a crash that lost the old key's delete, and deleted after the restart, when its delete owed only
+                        // the new key (soak seed 1349217573: the old key stayed in the bucket for good). A delete waits
+                        // while a file moved on still needs the old key, and ends when a file lives under it again.
+                        // After a try whose answer may have been lost, the server may have made the copy all the same,
+                        // and no file lives under its key to own it. (A file there uploads over it.)
+                        owed.OweDeletes(change.Attempts > 0 ? [from, change.Key] : [from]);
                     }
                     // Otherwise changed (its upload deletes the old key once verified), deleted or moved on.
                     owed.Done(change);
