@@ -110,6 +110,8 @@ public sealed partial class DriveEngine
                 for (var attempt = 1; hashes.Length == local.Size; attempt++)
                 {
                     var compared = await CompareWithBucketAsync(path, key, knownETag, hashes.Sha256, generation, cancellationToken);
+                    // The bucket answered: whatever this upload ends in, files that waited only for it go now.
+                    _uploads.EndpointAnswered();
                     if (compared.Kept is { } kept)
                     {
                         return kept;
@@ -269,11 +271,8 @@ public sealed partial class DriveEngine
                 var delay = TimeSpan.FromSeconds(Math.Min(Options.MaxRetryDelay.TotalSeconds, Math.Pow(2, Math.Min(entry.FailedAttempts, 20))));
                 entry.NextAttemptUtc = _clock.UtcNow + delay;
                 entry.LastError = error.Message;
-                if (error is GeoDriveException { ErrorId: ErrorIds.EndpointUnreachable })
-                {
-                    _uploads.FailedUnreachable(path);
-                }
             }
+            _uploads.Failed(path, unreachable: error is GeoDriveException { ErrorId: ErrorIds.EndpointUnreachable });
             _life.Apply(entry, FileChange.UploadAbandoned);
         }
         if (error is not null)

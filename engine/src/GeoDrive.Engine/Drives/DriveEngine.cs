@@ -66,7 +66,7 @@ public sealed partial class DriveEngine : IAsyncDisposable
         _sync = new BucketSync(options, store, index, _life, _locks, _renamed, _owedChanges, () => _policy, clock, Recalls.IsRecalling, _open.ContainsKey,
             path => LocalCopyReplaced?.Invoke(path), Record, _logger);
         _settler = new OwedChangeSettler(options, store, index, _life, _locks, _uploadLocks, _beingDeleted, _renamed, _owedChanges, () => _policy, () => SiteId,
-            CopyFailedAsync, Record);
+            CopyFailedAsync, () => _uploads.EndpointAnswered(), Record);
         _accessWaits = new AccessWaitStubbing(() => _policy, () => _index.FindByState(FileState.Cached), _open.ContainsKey, StubAsync, Record, clock, options.TickBatchSize);
         _thresholds = new CacheThresholds(options.CacheVolume ?? new FolderVolume(options.CachePath), () => _policy,
             () => _index.FindByState(FileState.Cached), _open.ContainsKey, StubAsync, Record);

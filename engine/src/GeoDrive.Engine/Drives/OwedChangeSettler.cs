@@ -19,6 +19,7 @@ namespace GeoDrive.Engine.Drives;
 /// <param name="beingDeleted">Paths whose delete is journaled and whose entry goes once their lock is free.</param>
 /// <param name="siteId">This drive's site id, written into a copy's metadata as into an upload's.</param>
 /// <param name="copyFailed">A renamed file whose old object is gone or replaced: the engine decides what it uploads.</param>
+/// <param name="endpointAnswered">The endpoint answered a change: what waited only for it (owed changes, uploads) goes now.</param>
 internal sealed class OwedChangeSettler(
     DriveEngineOptions options,
     IObjectStore store,
@@ -32,6 +33,7 @@ internal sealed class OwedChangeSettler(
     Func<PolicyEvaluator> policy,
     Func<string> siteId,
     Func<string, string, GeoDriveException, CancellationToken, Task> copyFailed,
+    Action endpointAnswered,
     Action<DriveEventKind, string?, string, string?> record)
 {
     public async Task<int> SettleAsync(CancellationToken cancellationToken)
@@ -65,7 +67,7 @@ internal sealed class OwedChangeSettler(
                     deleted++;
                 }
                 // The endpoint answered: changes that waited only for it are due (the second pass takes them).
-                owed.EndpointAnswered();
+                endpointAnswered();
             }
             catch (GeoDriveException ex)
             {

@@ -180,15 +180,37 @@ public sealed class UploadPipeline(
     private bool EndpointAnsweredSinceItFailed(string path) =>
         _uploadsWaitingForEndpoint.TryGetValue(path, out var failedAfter) && failedAfter < Interlocked.Read(ref _uploadsThrough);
 
-    /// <summary>The file's upload failed only because the endpoint could not be reached.</summary>
-    public void FailedUnreachable(string path) => _uploadsWaitingForEndpoint[path] = Interlocked.Read(ref _uploadsThrough);
+    /// <summary>
+    /// The file's upload failed: when only because the endpoint could not be reached, it goes again as soon as the
+    /// endpoint answers; otherwise (the server refused it, or it changed under the transfer) after its own backoff.
+    /// </summary>
+    public void Failed(string path, bool unreachable)
+    {
+        if (unreachable)
+        {
+            _uploadsWaitingForEndpoint[path] = Interlocked.Read(ref _uploadsThrough);
+        }
+        else
+        {
+            _uploadsWaitingForEndpoint.TryRemove(path, out _);
+        }
+    }
 
     /// <summary>The file's upload went through: files that waited for the endpoint need not wait out their backoff.</summary>
     public void WentThrough(string path)
     {
         _uploadsWaitingForEndpoint.TryRemove(path, out _);
+        EndpointAnswered();
+    }
+
+    /// <summary>
+    /// The endpoint answered a request (an upload's HEAD, an owed change): files and bucket changes that waited only
+    /// for it need not wait out their backoff, whatever the request's own outcome. Before, only an upload that went
+    /// through said so, and files waited tens of seconds after an outage when the file tried first did not.
+    /// </summary>
+    public void EndpointAnswered()
+    {
         Interlocked.Increment(ref _uploadsThrough);
-        // Bucket changes that waited only for the endpoint need not wait out their backoff either.
         endpointAnswered();
     }
 
