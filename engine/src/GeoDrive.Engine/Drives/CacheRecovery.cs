@@ -10,7 +10,7 @@ namespace GeoDrive.Engine.Drives;
 
 /// <summary>
 /// Brings the index and the cache back into agreement when a drive starts, after a clean stop or a crash
-/// (docs/architecture.md, "Recovery at start"): interrupted uploads are Dirty again, interrupted recalls are clean stubs
+/// (docs/architecture.md, "Recovery at start"): interrupted uploads are Dirty again and Dirty files are tried at once, interrupted recalls are clean stubs
 /// again, files changed or created while nobody watched are Dirty, a marked file the index does not know is a
 /// stub (never data), bytes written into a stub are kept beside it, and entries of files that are gone are
 /// dropped. It works on the index, the cache folder and the bucket journal only: a drive recovers with its
@@ -120,6 +120,14 @@ internal sealed class CacheRecovery(
                     {
                         life.Apply(entry, applyChange(entry, local.Value));
                         report.ChangedFound++;
+                    }
+                    else if (entry.State == FileState.Dirty && entry.NextAttemptUtc is not null)
+                    {
+                        // Its backoff grew while the last run failed to upload it, most often because the endpoint was
+                        // down; which failures were only that is not kept. Tried at once, as the journal's changes are
+                        // (a file still refused backs off again from its failed attempts).
+                        entry.NextAttemptUtc = null;
+                        life.Save(entry);
                     }
                     break;
             }
