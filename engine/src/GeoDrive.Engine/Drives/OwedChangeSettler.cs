@@ -179,7 +179,8 @@ internal sealed class OwedChangeSettler(
             Dictionary<string, string>? metadata = null;
             using (await locks.AcquireAsync(path, cancellationToken))
             {
-                if (index.Get(path) is { State: FileState.Recalling } recalling && recalling.ObjectKey == from)
+                var found = index.Get(path);
+                if (found is { State: FileState.Recalling } && found.ObjectKey == from)
                 {
                     // Being recalled from the old key: the copy waits for the recall's end (due again at the next tick).
                     // A recall that fails leaves a stub that still needs it; one that succeeds makes the file Dirty, and
@@ -187,14 +188,14 @@ internal sealed class OwedChangeSettler(
                     // good (soak seed 1567145310: a stub renamed with its folder, read during an outage).
                     return;
                 }
-                if (index.Get(path) is not { State: FileState.Cached or FileState.Stubbed } current || current.ObjectKey != from)
+                if (found is not { State: FileState.Cached or FileState.Stubbed } current || current.ObjectKey != from)
                 {
-                    if (index.Get(path)?.ObjectKey == change.Key)
+                    if (found?.ObjectKey == change.Key)
                     {
                         // Copied and recorded before a crash: only the old key's delete may be missing.
                         owed.OweDeletes([from]);
                     }
-                    else if (index.Get(path) is null)
+                    else if (found is null)
                     {
                         // Moved on or deleted. The old key goes too: its file may have been copied and recorded just before
                         // a crash that lost the old key's delete, and deleted after the restart, when its delete owed only
