@@ -81,6 +81,8 @@ internal sealed class CacheRecovery(
             {
                 case FileState.Uploading:
                     entry.DirtySinceUtc ??= clock.UtcNow;
+                    // Cut short by the crash, and tried at once as a Dirty file is (below): the backoff kept is the try's before.
+                    entry.NextAttemptUtc = null;
                     life.Apply(entry, FileChange.Interrupted);
                     report.UploadsResumed++;
                     break;
