@@ -16,7 +16,7 @@ namespace GeoDrive.Engine.Tests;
 public sealed class ConditionalUploadTests(S3ServerFixture s3) : IClassFixture<S3ServerFixture>, IAsyncLifetime
 {
     private DriveRig _rig = null!;
-    private WriterAfterHead _store = null!;
+    private OtherSiteAtAMoment _store = null!;
 
     private DriveEngine Engine => _rig.Engine;
 
@@ -29,7 +29,7 @@ public sealed class ConditionalUploadTests(S3ServerFixture s3) : IClassFixture<S
             spec:
               stubbing: { enabled: true, accessWait: 1h }
               upload: { settle: 30m, updateWait: 0s }
-            """, storeInFront: store => _store = new WriterAfterHead(store));
+            """, storeInFront: store => _store = new OtherSiteAtAMoment(store));
         return _rig.Engine.StartAsync();
     }
 
@@ -56,16 +56,32 @@ public sealed class ConditionalUploadTests(S3ServerFixture s3) : IClassFixture<S
     }
 
     [Fact]
-    public async Task A_new_file_another_site_creates_under_the_same_name_between_the_check_and_the_upload_is_kept_beside_the_local_one_moment_forced_by_a_hooked_store()
+    public async Task A_new_file_another_site_creates_under_the_same_name_just_before_the_upload_is_kept_beside_the_local_one_moment_forced_by_a_hooked_store()
     {
         await _rig.WriteAsync("new.txt", "mine, new"u8.ToArray());
-        _store.After("new.txt", () => PutRawAsync("new.txt", "theirs, new"));
+        _store.BeforePut("new.txt", () => PutRawAsync("new.txt", "theirs, new"));
 
         await UploadUntilSettledAsync();
 
         Assert.Equal("theirs, new"u8.ToArray(), await _rig.ObjectBytesAsync("new.txt"));
         var copy = Assert.Single(Engine.FindFiles("new (conflict *).txt"));
         Assert.Equal("mine, new"u8.ToArray(), await _rig.ObjectBytesAsync(copy.Path));
+    }
+
+    /// <summary>
+    /// Issue 13: a file this site never uploaded goes up in one request. Its PUT asks for a free key (the server
+    /// refuses it over another site's object, above), so no HEAD goes first; a file uploaded before is still compared.
+    /// </summary>
+    [Fact]
+    public async Task A_file_never_uploaded_goes_up_without_a_look_at_the_bucket_first_and_a_changed_one_is_compared()
+    {
+        await _rig.WriteAsync("fresh.txt", "first"u8.ToArray());
+        await UploadUntilSettledAsync();
+        await _rig.WriteAsync("fresh.txt", "second"u8.ToArray());
+        await UploadUntilSettledAsync();
+
+        Assert.Equal([false, true], _store.PutsRightAfterAHead("fresh.txt"));
+        Assert.Equal("second"u8.ToArray(), await _rig.ObjectBytesAsync("fresh.txt"));
     }
 
     [Fact]
@@ -105,32 +121,70 @@ public sealed class ConditionalUploadTests(S3ServerFixture s3) : IClassFixture<S
         }
     }
 
-    /// <summary>The real store; once armed for a key, another site's write runs right after the engine's next HEAD of it.</summary>
-    private sealed class WriterAfterHead(IObjectStore inner) : ForwardingStore(inner)
+    /// <summary>
+    /// The real store; once armed for a key, another site's write runs right after the engine's next HEAD of it, or
+    /// right before its next PUT of it. Notes of each PUT whether a HEAD of its key came right before it.
+    /// </summary>
+    private sealed class OtherSiteAtAMoment(IObjectStore inner) : ForwardingStore(inner)
     {
-        private readonly Dictionary<string, Func<Task>> _armed = new(StringComparer.Ordinal);
+        private readonly Dictionary<string, Func<Task>> _afterHead = new(StringComparer.Ordinal);
+        private readonly Dictionary<string, Func<Task>> _beforePut = new(StringComparer.Ordinal);
+        private readonly Dictionary<string, bool> _headedLast = new(StringComparer.Ordinal);
+        private readonly Dictionary<string, List<bool>> _puts = new(StringComparer.Ordinal);
 
         public void After(string key, Func<Task> write)
         {
-            lock (_armed)
+            lock (_afterHead)
             {
-                _armed[key] = write;
+                _afterHead[key] = write;
+            }
+        }
+
+        public void BeforePut(string key, Func<Task> write)
+        {
+            lock (_afterHead)
+            {
+                _beforePut[key] = write;
+            }
+        }
+
+        public List<bool> PutsRightAfterAHead(string key)
+        {
+            lock (_afterHead)
+            {
+                return [.. _puts.GetValueOrDefault(key) ?? []];
             }
         }
 
         public override async Task<ObjectInfo?> HeadAsync(string key, CancellationToken cancellationToken = default)
         {
             var head = await base.HeadAsync(key, cancellationToken);
+            await RunArmedAsync(_afterHead, key, isHead: true);
+            return head;
+        }
+
+        public override async Task<ObjectInfo> PutAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, IMultipartObserver? observer, PutCondition condition, CancellationToken cancellationToken = default)
+        {
+            await RunArmedAsync(_beforePut, key, isHead: false);
+            return await base.PutAsync(key, content, length, metadata, observer, condition, cancellationToken);
+        }
+
+        private async Task RunArmedAsync(Dictionary<string, Func<Task>> armed, string key, bool isHead)
+        {
             Func<Task>? write;
-            lock (_armed)
+            lock (_afterHead)
             {
-                _armed.Remove(key, out write);
+                if (!isHead)
+                {
+                    (_puts.TryGetValue(key, out var puts) ? puts : _puts[key] = []).Add(_headedLast.GetValueOrDefault(key));
+                }
+                _headedLast[key] = isHead;
+                armed.Remove(key, out write);
             }
             if (write is not null)
             {
                 await write();
             }
-            return head;
         }
     }
 }

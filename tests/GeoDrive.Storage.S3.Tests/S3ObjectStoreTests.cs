@@ -157,6 +157,10 @@ public sealed class S3ObjectStoreTests(S3ServerFixture s3) : IClassFixture<S3Ser
         ConditionalPuts.RefusedOverAnotherVersionAsync(Store(threshold: 5 * MiB, partSize: 5 * MiB), size);
 
     [Fact]
+    public Task The_probe_finds_that_the_server_refuses_a_put_for_a_free_key_over_a_taken_one_and_leaves_nothing() =>
+        ConditionalPuts.ProbeFindsRefusalAsync(Store());
+
+    [Fact]
     public async Task A_copy_of_an_object_replaced_since_its_version_was_recorded_is_refused_as_ObjectMismatch()
     {
         using var store = Store();
@@ -278,6 +282,13 @@ public sealed class SignedS3Tests(CephS3Fixture ceph) : IClassFixture<CephS3Fixt
         }), size);
 
     [Fact]
+    public Task The_probe_finds_that_the_server_refuses_a_put_for_a_free_key_over_a_taken_one_and_leaves_nothing() =>
+        ConditionalPuts.ProbeFindsRefusalAsync(new S3ObjectStore(new S3StoreOptions
+        {
+            Endpoint = new Uri(ceph.Endpoint), Bucket = ceph.CreateBucket(), AccessKey = ceph.AccessKey, SecretKey = ceph.SecretKey,
+        }));
+
+    [Fact]
     public async Task A_wrong_secret_is_CredentialsRejected_and_the_secret_is_never_in_the_error()
     {
         const string secret = "definitely-wrong-secret-1234";
@@ -384,5 +395,18 @@ internal static class ConditionalPuts
         Assert.Equal(S3ObjectStoreTests.Bytes(size, 5), await S3ObjectStoreTests.GetAsync(store, "c.bin"));
         Assert.Equal(S3ObjectStoreTests.Bytes(size, 6), await S3ObjectStoreTests.GetAsync(store, "free.bin"));
         Assert.NotEqual(theirs.ETag, (await store.HeadAsync("c.bin"))!.ETag);
+    }
+
+    /// <summary>The probe answers true on a server that refuses a PUT for a free key over a taken one, asks once, and takes its key away.</summary>
+    public static async Task ProbeFindsRefusalAsync(S3ObjectStore owned)
+    {
+        using var store = owned;
+
+        var first = await store.RefusesPutsOverTakenKeysAsync(".geodrive/write-probe");
+        var again = await store.RefusesPutsOverTakenKeysAsync("elsewhere/write-probe");
+
+        Assert.True(first);
+        Assert.True(again);
+        Assert.Empty(await store.ListAsync("").ToListAsync());
     }
 }

@@ -16,6 +16,9 @@ public abstract class ForwardingStore(IObjectStore inner) : IObjectStore
 
     public virtual Task<ObjectInfo?> HeadAsync(string key, CancellationToken cancellationToken = default) => inner.HeadAsync(key, cancellationToken);
 
+    public virtual Task<bool> RefusesPutsOverTakenKeysAsync(string probeKey, CancellationToken cancellationToken = default) =>
+        inner.RefusesPutsOverTakenKeysAsync(probeKey, cancellationToken);
+
     public Task<ObjectInfo> PutAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, CancellationToken cancellationToken = default) =>
         PutAsync(key, content, length, metadata, null, PutCondition.Any, cancellationToken);
 

@@ -254,6 +254,60 @@ public sealed partial class S3ObjectStore : IObjectStore, IDisposable
     public Task DeleteAsync(string key, CancellationToken cancellationToken = default) =>
         OnAnyEndpointAsync(key, client => client.DeleteObjectAsync(new DeleteObjectRequest { BucketName = _options.Bucket, Key = key }, cancellationToken), cancellationToken);
 
+    // The probe's answer once the server gave one (null until then: a probe the endpoint could not answer is asked again).
+    private bool? _refusesPutsOverTakenKeys;
+    private readonly SemaphoreSlim _probing = new(1, 1);
+
+    public async Task<bool> RefusesPutsOverTakenKeysAsync(string probeKey, CancellationToken cancellationToken = default)
+    {
+        if (_refusesPutsOverTakenKeys is { } known)
+        {
+            return known && !ConditionalWritesRefused;
+        }
+        await _probing.WaitAsync(cancellationToken);
+        try
+        {
+            _refusesPutsOverTakenKeys ??= await ProbeKeyFreeWritesAsync(probeKey, cancellationToken);
+            return _refusesPutsOverTakenKeys.Value && !ConditionalWritesRefused;
+        }
+        catch (GeoDriveException)
+        {
+            // Not answered (unreachable, denied): not relied on, and asked again next time.
+            return false;
+        }
+        finally
+        {
+            _probing.Release();
+        }
+    }
+
+    private async Task<bool> ProbeKeyFreeWritesAsync(string probeKey, CancellationToken cancellationToken)
+    {
+        var none = new Dictionary<string, string>();
+        try
+        {
+            await PutOnceAsync(probeKey, new MemoryStream([], writable: false), 0, none, null, PutCondition.Any, cancellationToken);
+            try
+            {
+                await PutOnceAsync(probeKey, new MemoryStream([], writable: false), 0, none, null, PutCondition.Absent, cancellationToken);
+                // Written over a key that held an object: the condition is ignored.
+                return false;
+            }
+            catch (GeoDriveException ex) when (ex.ErrorId == ErrorIds.ObjectMismatch)
+            {
+                return true;
+            }
+            catch (GeoDriveException ex) when (ex.InnerException is AmazonS3Exception { ErrorCode: "NotImplemented" })
+            {
+                return false;
+            }
+        }
+        finally
+        {
+            await DeleteAsync(probeKey, CancellationToken.None);
+        }
+    }
+
     /// <summary>
     /// Runs one request on the next endpoint; when that endpoint cannot be reached it is taken out and
     /// the request goes to the next one, so one stopped gateway never fails a transfer while another

@@ -59,6 +59,14 @@ public interface IObjectStore
     IAsyncEnumerable<ObjectInfo> ListAsync(string prefix, bool recursive = true, CancellationToken cancellationToken = default);
 
     Task DeleteAsync(string key, CancellationToken cancellationToken = default);
+
+    /// <summary>
+    /// Whether the server refuses a PUT under If-None-Match: * when the key holds an object (412), as AWS S3, Ceph
+    /// RGW and moto do; found out once per store by a probe under <paramref name="probeKey"/> (written, written again
+    /// under that condition, deleted). False when the server wrote over it, refused the condition, or could not be
+    /// asked: a caller that would rely on the refusal looks first (HEAD) then.
+    /// </summary>
+    Task<bool> RefusesPutsOverTakenKeysAsync(string probeKey, CancellationToken cancellationToken = default) => Task.FromResult(false);
 }
 
 /// <summary>

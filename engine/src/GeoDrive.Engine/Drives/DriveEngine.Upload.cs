@@ -14,6 +14,9 @@ public sealed partial class DriveEngine
 
     private readonly PathLocks _uploadLocks = new();
 
+    /// <summary>Where the store finds out, once, whether its server refuses a PUT for a free key when the key is taken.</summary>
+    private string WriteProbeKey => Options.Prefix + DriveEngineOptions.InternalFolder + "/write-probe";
+
     /// <summary>
     /// Uploads one file now (Invoke-ForceUpload, sync mode, the scheduler) and verifies the object.
     /// Returns the entry as it ends: Cached when the bucket holds exactly the current bytes, Dirty when
@@ -37,6 +40,7 @@ public sealed partial class DriveEngine
         LocalFile local;
         long generation;
         string? knownETag;
+        bool neverUploaded;
 
         using (await _locks.AcquireAsync(path, cancellationToken))
         {
@@ -84,6 +88,7 @@ public sealed partial class DriveEngine
             generation = entry.Generation;
             // The version of the key this file last knew (uploaded, recalled or synced): another one there now is a conflict.
             knownETag = entry.ObjectKey == key ? entry.ETag : null;
+            neverUploaded = entry.ObjectKey is null;
         }
 
         try
@@ -109,9 +114,20 @@ public sealed partial class DriveEngine
                 ObjectInfo? head = null;
                 for (var attempt = 1; hashes.Length == local.Size; attempt++)
                 {
-                    var compared = await CompareWithBucketAsync(path, key, knownETag, hashes.Sha256, generation, cancellationToken);
-                    // The bucket answered: whatever this upload ends in, files that waited only for it go now.
-                    _uploads.EndpointAnswered();
+                    BucketComparison compared;
+                    if (attempt == 1 && neverUploaded && whole is not null && await _store.RefusesPutsOverTakenKeysAsync(WriteProbeKey, cancellationToken))
+                    {
+                        // A file this site never uploaded goes in one request, not two (issue 13): its PUT asks for a
+                        // free key, which the server refuses when another site took it meanwhile; the comparison then
+                        // runs, as for any other file (docs/decisions/0014-conditional-uploads.md).
+                        compared = new BucketComparison(null, null, false);
+                    }
+                    else
+                    {
+                        compared = await CompareWithBucketAsync(path, key, knownETag, hashes.Sha256, generation, cancellationToken);
+                        // The bucket answered: whatever this upload ends in, files that waited only for it go now.
+                        _uploads.EndpointAnswered();
+                    }
                     if (compared.Kept is { } kept)
                     {
                         return kept;
@@ -210,10 +226,23 @@ public sealed partial class DriveEngine
             {
                 // Changed under the transfer: the object holds old bytes; upload again after settle. (A write
                 // the engine heard of already moved the entry on; one it has not heard of yet is seen here.)
+                var known = head is not null && entry.ObjectKey is null;
+                if (known)
+                {
+                    // Its first PUT went through with the older bytes: that version is this file's now, so the next
+                    // try replaces it (If-Match) instead of asking for a free key, which the server would refuse.
+                    entry.ObjectKey = key;
+                    entry.ETag = head!.ETag;
+                    entry.VersionId = head.VersionId;
+                }
                 if (entry.State == FileState.Uploading)
                 {
                     entry.DirtySinceUtc ??= _clock.UtcNow;
                     _life.Apply(entry, FileChange.UploadAbandoned);
+                }
+                else if (known)
+                {
+                    _life.Save(entry);
                 }
                 return entry;
             }
@@ -274,6 +303,12 @@ public sealed partial class DriveEngine
             }
             _uploads.Failed(path, unreachable: error is GeoDriveException { ErrorId: ErrorIds.EndpointUnreachable });
             _life.Apply(entry, FileChange.UploadAbandoned);
+        }
+        if (error is GeoDriveException { ErrorId: ErrorIds.StoreError or ErrorIds.ObjectMismatch or ErrorIds.AccessDenied or ErrorIds.CredentialsRejected or ErrorIds.BucketNotFound })
+        {
+            // The server answered, if only to refuse: files that waited only for the endpoint go now (a file never
+            // uploaded asks nothing before its PUT, so its PUT's answer may be the only one).
+            _uploads.EndpointAnswered();
         }
         if (error is not null)
         {
