@@ -7,4 +7,4 @@ set style fill solid 0.8 border -1
 set logscale y
 set ylabel 'MB/s'
 set key top left
-plot for [c=2:4] 'tests/bench/results/full/restore.dat' using c:xtic(1) title columnheader
+plot for [c=2:5] 'tests/bench/results/full/restore.dat' using c:xtic(1) title columnheader
