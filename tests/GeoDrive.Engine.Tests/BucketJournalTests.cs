@@ -40,6 +40,15 @@ public sealed class BucketJournalTests(S3ServerFixture s3) : IClassFixture<S3Ser
         }
     }
 
+    /// <summary>Writes the file, stops the endpoint, fails through seven backoffs and tries once more, with a backoff (256 s) the clock does not pass.</summary>
+    private static async Task BackOffThroughAnOutageAsync(DriveRig rig, FaultProxy proxy, string path, byte[] bytes)
+    {
+        await rig.WriteAsync(path, bytes);
+        proxy.Stop();
+        await FailThroughBackoffsAsync(rig, 7, () => UploadAllAsync(rig));
+        await UploadAllAsync(rig);
+    }
+
     private static void DeleteLocally(DriveRig rig, string path)
     {
         File.Delete(rig.Local(path));
@@ -255,11 +264,7 @@ public sealed class BucketJournalTests(S3ServerFixture s3) : IClassFixture<S3Ser
         using var proxy = new FaultProxy(s3.Endpoint);
         await using var rig = new DriveRig(s3, SettleZero, endpoint: proxy.Endpoint);
         var bytes = DriveRig.RandomBytes(10_000, 23);
-        await rig.WriteAsync("outage.bin", bytes);
-        proxy.Stop();
-        await FailThroughBackoffsAsync(rig, 7, () => UploadAllAsync(rig));
-        // One more try, whose backoff (256 s) the clock does not pass.
-        await UploadAllAsync(rig);
+        await BackOffThroughAnOutageAsync(rig, proxy, "outage.bin", bytes);
         Assert.Equal(FileState.Dirty, rig.StateOf("outage.bin"));
 
         await rig.RestartAsync();
@@ -281,10 +286,7 @@ public sealed class BucketJournalTests(S3ServerFixture s3) : IClassFixture<S3Ser
         using var proxy = new FaultProxy(s3.Endpoint);
         await using var rig = new DriveRig(s3, SettleZero, endpoint: proxy.Endpoint);
         var bytes = DriveRig.RandomBytes(10_000, 24);
-        await rig.WriteAsync("cut.bin", bytes);
-        proxy.Stop();
-        await FailThroughBackoffsAsync(rig, 7, () => UploadAllAsync(rig));
-        await UploadAllAsync(rig);
+        await BackOffThroughAnOutageAsync(rig, proxy, "cut.bin", bytes);
         // The next try had started when the kill came: its Uploading reached the index, its end did not.
         var entry = rig.Index.Get("cut.bin")!;
         Assert.True(entry.NextAttemptUtc > rig.Clock.UtcNow.AddMinutes(1), $"backoff until {entry.NextAttemptUtc}");
