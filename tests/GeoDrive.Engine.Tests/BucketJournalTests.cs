@@ -411,6 +411,17 @@ public sealed class BucketJournalTests(S3ServerFixture s3) : IClassFixture<S3Ser
           transfer: { multipart: { threshold: 5MiB, partSize: 5MiB } }
         """;
 
+    // The same, but nothing goes up until the test asks: no pipeline upload races the one the test makes and checks.
+    private const string MultipartAt5MiBUploadedOnRequest = """
+        apiVersion: geodrive/v1
+        kind: CloudDrivePolicy
+        metadata: { name: journal-tests }
+        spec:
+          stubbing: { enabled: true, accessWait: 1h }
+          upload: { settle: 1h }
+          transfer: { multipart: { threshold: 5MiB, partSize: 5MiB } }
+        """;
+
     private static bool StartsMultipart(string requestHead) =>
         requestHead.StartsWith("POST ", StringComparison.Ordinal) && requestHead.Split("\r\n")[0].Contains("?uploads", StringComparison.Ordinal);
 
@@ -483,9 +494,10 @@ public sealed class BucketJournalTests(S3ServerFixture s3) : IClassFixture<S3Ser
         using var proxy = new FaultProxy(s3.Endpoint);
         await using var rig = new DriveRig(s3, MultipartAt5MiB, multipartThreshold: 5L << 20, endpoint: proxy.Endpoint);
         var bytes = DriveRig.RandomBytes(6 << 20, 7);
-        await rig.WriteAsync("scan.tif", bytes);
-        // The server starts an upload, its answer is lost, the client asks again and gets a second one.
+        // The server starts an upload, its answer is lost, the client asks again and gets a second one (set before
+        // the write: its close queues the upload at once).
         proxy.LoseReplies(1, StartsMultipart);
+        await rig.WriteAsync("scan.tif", bytes);
 
         await UploadAllAsync(rig);
         await rig.Engine.TickAsync();
@@ -500,7 +512,7 @@ public sealed class BucketJournalTests(S3ServerFixture s3) : IClassFixture<S3Ser
     public async Task A_multipart_start_that_never_got_a_reply_is_aborted_after_a_restart_and_the_file_uploaded()
     {
         using var proxy = new FaultProxy(s3.Endpoint);
-        await using var rig = new DriveRig(s3, MultipartAt5MiB, multipartThreshold: 5L << 20, endpoint: proxy.Endpoint);
+        await using var rig = new DriveRig(s3, MultipartAt5MiBUploadedOnRequest, multipartThreshold: 5L << 20, endpoint: proxy.Endpoint);
         var bytes = DriveRig.RandomBytes(6 << 20, 8);
         await rig.WriteAsync("scan.tif", bytes);
         // Every try starts an upload on the server and none of them hears back: the engine never learns an id.
