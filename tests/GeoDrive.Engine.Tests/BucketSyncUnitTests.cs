@@ -72,7 +72,7 @@ public sealed class BucketSyncUnitTests(S3ServerFixture s3) : IClassFixture<S3Se
         await PutAsync("left.txt", "renamed away, its copy pending");
         await PutAsync("held.txt", "a renamed stub's only copy");
         await PutAsync("new.txt", "someone else's");
-        _renamed.Left("left.txt");
+        _renamed.Left("left.txt", null);
         _rig.Index.Put(new FileEntry { Path = "moved.txt", State = FileState.Stubbed, ObjectKey = "held.txt" });
         _renamed.Track(_rig.Index.Get("moved.txt")!);
 

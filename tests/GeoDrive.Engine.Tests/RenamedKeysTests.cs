@@ -92,8 +92,8 @@ public sealed class RenamedKeysTests
     public void Keys_left_behind_are_found_by_key_and_under_a_folders_prefix_until_forgotten()
     {
         var keys = Keys();
-        keys.Left("drive/docs/a.txt");
-        keys.Left(null);
+        keys.Left("drive/docs/a.txt", null);
+        keys.Left(null, "\"e1\"");
 
         Assert.True(keys.WasLeft("drive/docs/a.txt"));
         Assert.True(keys.AnyLeftUnder("drive/docs/"));
@@ -102,6 +102,22 @@ public sealed class RenamedKeysTests
         keys.Forget("drive/docs/a.txt");
         Assert.False(keys.WasLeft("drive/docs/a.txt"));
         Assert.False(keys.AnyLeftUnder("drive/docs/"));
+    }
+
+    [Fact]
+    public void The_version_a_rename_left_under_a_key_is_remembered_after_the_key_is_forgotten_until_it_is_replaced_or_deleted()
+    {
+        var keys = Keys();
+        keys.Left("drive/a.bin", "\"v1\"");
+        keys.Left("drive/b.bin", null);
+
+        // A file lives under the key again (its delete is no longer owed): its upload may still replace that version.
+        keys.Forget("drive/a.bin");
+        Assert.Equal("\"v1\"", keys.LeftVersion("drive/a.bin"));
+        Assert.Null(keys.LeftVersion("drive/b.bin"));
+
+        keys.VersionGone("drive/a.bin");
+        Assert.Null(keys.LeftVersion("drive/a.bin"));
     }
 
     [Fact]

@@ -87,6 +87,84 @@ public sealed class ServerSideRenameTests(S3ServerFixture s3) : IClassFixture<S3
         Assert.Equal(uploads, Uploads(rig));
     }
 
+    /// <summary>
+    /// Soak seed 356002439: a file whose version another site wrote is renamed away (its copy still owed), and a
+    /// changed file is renamed onto the name it left. The object under that key is the version this drive moved
+    /// away, not a change made elsewhere: the upload replaces it (after the moved file's bytes are safe), with no
+    /// conflict copy, and the changed file's old key goes. Before, its upload took that version for another
+    /// site's edit: a conflict copy no user made, and the old key stayed in the bucket for good.
+    /// </summary>
+    [Theory]
+    [InlineData(FileState.Stubbed)]
+    [InlineData(FileState.Cached)]
+    public async Task A_changed_file_renamed_onto_a_name_whose_file_was_just_renamed_away_replaces_its_object_without_a_conflict(FileState moved)
+    {
+        // Uploads wait for their settle (30 s on the rig's clock): nothing goes up between the renames.
+        await using var rig = new DriveRig(s3);
+        var theirs = "written by another site, synced here"u8.ToArray();
+        await rig.S3.Client.PutObjectAsync(new Amazon.S3.Model.PutObjectRequest { BucketName = rig.Bucket, Key = "a.bin", InputStream = new MemoryStream(theirs) });
+        await rig.Engine.BeforeEnumerateAsync("", rig.Caller);
+        Assert.Equal(FileState.Stubbed, rig.StateOf("a.bin"));
+        if (moved == FileState.Cached)
+        {
+            Assert.Equal(theirs, await rig.ReadAsync("a.bin"));
+        }
+        Assert.Equal(moved, rig.StateOf("a.bin"));
+        await rig.WriteAsync("b.bin", "b, first"u8.ToArray());
+        Assert.Equal(FileState.Cached, (await rig.Engine.UploadAsync("b.bin")).State);
+        var changed = DriveRig.RandomBytes(40_000, 3);
+        await rig.WriteAsync("b.bin", changed);
+
+        Rename(rig, "a.bin", "moved/a.bin");
+        Rename(rig, "b.bin", "a.bin");
+        // Settled twice: the moved file, brought home before a.bin's upload replaced its object, goes up after its own settle.
+        for (var i = 0; i < 2; i++)
+        {
+            rig.Clock.Advance(TimeSpan.FromMinutes(1));
+            await SettleAsync(rig);
+        }
+
+        Assert.Empty(rig.Engine.FindFiles("*conflict*"));
+        Assert.Empty(rig.Engine.ReadEvents(kind: DriveEventKind.Conflict));
+        Assert.Equal(changed, await rig.ObjectBytesAsync("a.bin"));
+        Assert.Equal(theirs, await rig.ObjectBytesAsync("moved/a.bin"));
+        Assert.Null(await rig.Store.HeadAsync("b.bin"));
+        Assert.Equal(changed, await rig.ReadAsync("a.bin"));
+        Assert.Equal(theirs, await rig.ReadAsync("moved/a.bin"));
+        Assert.Equal(0, rig.Engine.OwedBucketChangeCount);
+    }
+
+    /// <summary>
+    /// The same soak failure's second half: a changed file renamed onto a name where another site really did write
+    /// meanwhile keeps both (the conflict rule), and its old key still goes once its bytes are up under the
+    /// conflict name. Before, the conflict copy forgot the old key, which stayed in the bucket for good.
+    /// </summary>
+    [Fact]
+    public async Task A_changed_file_renamed_onto_a_name_another_site_wrote_keeps_both_and_leaves_no_old_key()
+    {
+        await using var rig = new DriveRig(s3);
+        await rig.WriteAsync("b.bin", "b, first"u8.ToArray());
+        Assert.Equal(FileState.Cached, (await rig.Engine.UploadAsync("b.bin")).State);
+        var changed = DriveRig.RandomBytes(40_000, 4);
+        await rig.WriteAsync("b.bin", changed);
+        Rename(rig, "b.bin", "c.bin");
+        var theirs = "another site's new c.bin"u8.ToArray();
+        await rig.S3.Client.PutObjectAsync(new Amazon.S3.Model.PutObjectRequest { BucketName = rig.Bucket, Key = "c.bin", InputStream = new MemoryStream(theirs) });
+
+        // Settled twice: the conflict copy waits out its own settle.
+        for (var i = 0; i < 2; i++)
+        {
+            rig.Clock.Advance(TimeSpan.FromMinutes(1));
+            await SettleAsync(rig);
+        }
+
+        var copy = Assert.Single(rig.Engine.FindFiles("c (conflict *).bin"));
+        Assert.Equal(changed, await rig.ObjectBytesAsync(copy.Path));
+        Assert.Equal(theirs, await rig.ObjectBytesAsync("c.bin"));
+        Assert.Null(await rig.Store.HeadAsync("b.bin"));
+        Assert.Equal(0, rig.Engine.OwedBucketChangeCount);
+    }
+
     [Fact]
     public async Task A_folder_rename_interrupted_by_a_restart_finishes_its_copies_and_loses_no_file()
     {

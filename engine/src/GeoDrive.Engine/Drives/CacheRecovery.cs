@@ -59,7 +59,7 @@ internal sealed class CacheRecovery(
             if (entry.ObjectKey is { } recordedKey && recordedKey != KeyFor(entry.Path))
             {
                 // Renamed away from that key, whose bytes it still needs: never synced down as a new file.
-                renamed.Left(recordedKey);
+                renamed.Left(recordedKey, entry.ETag);
                 if (entry.State is FileState.Cached && excluded)
                 {
                     // Renamed clean to a name kept local (a crash before the rename was looked at): its bytes are
@@ -178,7 +178,7 @@ internal sealed class CacheRecovery(
                 life.Apply(stub, FileChange.FoundAsStub);
                 if (mark.Key is { } elsewhere)
                 {
-                    renamed.Left(elsewhere);
+                    renamed.Left(elsewhere, stub.ETag);
                     renamed.Track(stub);
                     owed.OweCopies([(elsewhere, KeyFor(file))]);
                 }

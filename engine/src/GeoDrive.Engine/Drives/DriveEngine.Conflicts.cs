@@ -67,9 +67,15 @@ public sealed partial class DriveEngine
             var conflictPath = ConflictPathFor(path);
             var mine = entry.Clone();
             mine.Path = conflictPath;
-            mine.ObjectKey = null;
-            mine.ETag = null;
-            mine.VersionId = null;
+            if (mine.ObjectKey == key)
+            {
+                // The key's version is the bucket's now: the local bytes are a new file under the conflict name.
+                mine.ObjectKey = null;
+                mine.ETag = null;
+                mine.VersionId = null;
+            }
+            // Otherwise a renamed file's old key, which its upload under the conflict name deletes once verified
+            // (dropped here, that object stayed in the bucket for good: soak seed 356002439).
             mine.Checksum = null;
             mine.DirtySinceUtc = _clock.UtcNow;
             mine.FailedAttempts = 0;

@@ -325,7 +325,7 @@ public sealed partial class DriveEngine : IDriveFileSystem
         if (entry.ObjectKey is { } oldKey && oldKey != KeyFor(entry.Path))
         {
             // The old key holds these bytes until they are under the new one; it is no new file to sync down.
-            _renamed.Left(oldKey);
+            _renamed.Left(oldKey, entry.ETag);
         }
         var excluded = _policy.IsExcluded(entry.Path, isDirectory: false);
         switch (entry.State)

@@ -86,8 +86,10 @@ public sealed partial class DriveEngine
             // durable wait per upload blocked a pool thread each (see LiteDbFileIndex's group commit).
             _life.Apply(entry, FileChange.UploadStarted, deferred: true);
             generation = entry.Generation;
-            // The version of the key this file last knew (uploaded, recalled or synced): another one there now is a conflict.
-            knownETag = entry.ObjectKey == key ? entry.ETag : null;
+            // The version of the key this file last knew (uploaded, recalled or synced), or, for a file renamed onto
+            // the name, the version the file renamed away from it knew (its bytes are safe: rescued below, or copied):
+            // another one there now is a conflict.
+            knownETag = entry.ObjectKey == key ? entry.ETag : _renamed.LeftVersion(key);
             neverUploaded = entry.ObjectKey is null;
         }
 
@@ -258,6 +260,7 @@ public sealed partial class DriveEngine
                 // entry forgets it (a crash in between deletes an old copy, never the only one).
                 _owedChanges.OweDeletes([previous]);
             }
+            _renamed.VersionGone(key);
             entry.Size = local.Size;
             entry.ModifiedUtc = local.ModifiedUtc;
             entry.Checksum = hashes.Sha256;

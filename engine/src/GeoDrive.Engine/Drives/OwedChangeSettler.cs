@@ -136,6 +136,7 @@ internal sealed class OwedChangeSettler(
             await store.DeleteAsync(key, cancellationToken);
             owed.Done(change);
             renamed.Forget(key);
+            renamed.VersionGone(key);
             return true;
         }
     }

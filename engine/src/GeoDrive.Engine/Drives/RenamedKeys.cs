@@ -4,8 +4,9 @@ using GeoDrive.Core.Model;
 namespace GeoDrive.Engine.Drives;
 
 /// <summary>
-/// What local renames leave in the bucket until it catches up (docs/architecture.md, "Server-side renames"):
-/// keys renamed away from, which bucket sync never brings back as new files; keys whose bytes a renamed stub
+/// What local renames leave in the bucket until it catches up (docs/architecture.md, "Transitions and their locks", Rename):
+/// keys renamed away from, which bucket sync never brings back as new files (and the version left there, which a
+/// file renamed onto the name replaces without a conflict); keys whose bytes a renamed stub
 /// still stands for, which nothing may overwrite or delete while it does; and stubs renamed to a name kept
 /// local, which the tick brings home. Held in memory: recovery rebuilds it from the index and the stubs' own
 /// marks at every start (the owed copies and deletes themselves are in the bucket journal).
@@ -18,15 +19,32 @@ public sealed class RenamedKeys(Func<string, FileEntry?> entryOf, Func<string, s
     // Key -> the path of the stub whose only bucket copy it holds.
     private readonly ConcurrentDictionary<string, string> _held = new(StringComparer.Ordinal);
     private readonly ConcurrentDictionary<string, byte> _comingHome = new(StringComparer.Ordinal);
+    // Key -> the version (ETag) a file renamed away from it knew there: a file later renamed onto the name
+    // replaces that version, which is this drive's own doing, never another site's change.
+    private readonly ConcurrentDictionary<string, string> _leftVersions = new(StringComparer.Ordinal);
 
-    /// <summary>A file was renamed away from <paramref name="key"/>: its object is no new file to sync down.</summary>
-    public void Left(string? key)
+    /// <summary>
+    /// A file was renamed away from <paramref name="key"/>: its object is no new file to sync down, and the
+    /// version it knew there (<paramref name="etag"/>) is one an upload to the key may replace.
+    /// </summary>
+    public void Left(string? key, string? etag)
     {
-        if (key is not null)
+        if (key is null)
         {
-            _left[key] = 0;
+            return;
+        }
+        _left[key] = 0;
+        if (etag is not null)
+        {
+            _leftVersions[key] = etag;
         }
     }
+
+    /// <summary>The version a file renamed away from <paramref name="key"/> knew there, if any is still remembered.</summary>
+    public string? LeftVersion(string key) => _leftVersions.TryGetValue(key, out var etag) ? etag : null;
+
+    /// <summary>The key's object was replaced by an upload or deleted: the version left there is gone.</summary>
+    public void VersionGone(string key) => _leftVersions.TryRemove(key, out _);
 
     /// <summary>The key is done with (deleted, or a file lives under it again).</summary>
     public void Forget(string key) => _left.TryRemove(key, out _);
