@@ -39,6 +39,7 @@ public sealed class OwedChangeSettlerTests(S3ServerFixture s3) : IClassFixture<S
             _copiesFailed.Add((path, from, error.ErrorId));
             return Task.CompletedTask;
         },
+        (_, _, _) => Task.CompletedTask,
         _owed.EndpointAnswered,
         (_, _, _, _) => { });
 

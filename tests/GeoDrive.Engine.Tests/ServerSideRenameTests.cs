@@ -38,7 +38,8 @@ public sealed class ServerSideRenameTests(S3ServerFixture s3) : IClassFixture<S3
         }
         else
         {
-            File.Move(rig.Local(from), rig.Local(to));
+            // Over an existing file, as rename(2) does.
+            File.Move(rig.Local(from), rig.Local(to), overwrite: true);
             rig.Engine.Renamed(from, to, rig.Caller, isDirectory: false);
         }
     }
@@ -163,6 +164,120 @@ public sealed class ServerSideRenameTests(S3ServerFixture s3) : IClassFixture<S3
         Assert.Equal(theirs, await rig.ObjectBytesAsync("c.bin"));
         Assert.Null(await rig.Store.HeadAsync("b.bin"));
         Assert.Equal(0, rig.Engine.OwedBucketChangeCount);
+    }
+
+    /// <summary>
+    /// Randomized crash test, seed 288874990: a file renamed (its copy still owed, so its bytes are still under its
+    /// old key) is then replaced by another file renamed onto its name. The replaced file is gone, and so must its
+    /// old key be; before, nothing owed that key a delete and it stayed in the bucket for good.
+    /// </summary>
+    [Theory]
+    [InlineData(FileState.Stubbed)]
+    [InlineData(FileState.Cached)]
+    public async Task A_renamed_file_replaced_by_another_rename_before_its_copy_leaves_no_old_key(FileState state)
+    {
+        await using var rig = new DriveRig(s3, Policy);
+        var replaced = DriveRig.RandomBytes(30_000, 8);
+        var incoming = DriveRig.RandomBytes(20_000, 9);
+        await rig.WriteAsync("a.bin", replaced);
+        await rig.WriteAsync("c.bin", incoming);
+        await SettleAsync(rig);
+        if (state == FileState.Stubbed)
+        {
+            await rig.Engine.StubAsync("a.bin");
+        }
+
+        Rename(rig, "a.bin", "b.bin");
+        Rename(rig, "c.bin", "b.bin");
+        await SettleAsync(rig);
+
+        Assert.Equal(incoming, await rig.ObjectBytesAsync("b.bin"));
+        Assert.Null(await rig.Store.HeadAsync("a.bin"));
+        Assert.Null(await rig.Store.HeadAsync("c.bin"));
+        Assert.Equal(incoming, await rig.ReadAsync("b.bin"));
+        Assert.Equal(0, rig.Engine.OwedBucketChangeCount);
+    }
+
+    [Theory]
+    [InlineData(FileState.Stubbed)]
+    [InlineData(FileState.Cached)]
+    public async Task Two_files_swapped_by_three_renames_keep_their_bytes_in_the_mount_and_the_bucket(FileState state)
+    {
+        await using var rig = new DriveRig(s3, Policy);
+        var a = DriveRig.RandomBytes(30_000, 5);
+        var b = DriveRig.RandomBytes(20_000, 6);
+        await rig.WriteAsync("a.bin", a);
+        await rig.WriteAsync("b.bin", b);
+        await SettleAsync(rig);
+        if (state == FileState.Stubbed)
+        {
+            await rig.Engine.StubAsync("a.bin");
+            await rig.Engine.StubAsync("b.bin");
+        }
+
+        Rename(rig, "a.bin", "swap.bin");
+        Rename(rig, "b.bin", "a.bin");
+        Rename(rig, "swap.bin", "b.bin");
+        await SettleAsync(rig);
+
+        Assert.Equal(b, await rig.ObjectBytesAsync("a.bin"));
+        Assert.Equal(a, await rig.ObjectBytesAsync("b.bin"));
+        Assert.Null(await rig.Store.HeadAsync("swap.bin"));
+        Assert.Equal(b, await rig.ReadAsync("a.bin"));
+        Assert.Equal(a, await rig.ReadAsync("b.bin"));
+        Assert.Equal(0, rig.Engine.OwedBucketChangeCount);
+    }
+
+    /// <summary>
+    /// Found by the randomized crash test (a swap's last rename answered "file exists"): a renamed file's copy lands
+    /// in the bucket, and before the engine records it the file is renamed on. The new key's object is this drive's
+    /// own copy in flight, not a file to sync down: a lookup of the name it left must not bring it back as a stub.
+    /// The moment is forced by a store that holds the copy's answer (fault injection: a real race needs luck).
+    /// </summary>
+    [Fact]
+    public async Task A_name_renamed_away_while_its_copy_was_landing_is_not_brought_back_by_a_lookup_copy_held_by_a_hooked_store()
+    {
+        HeldCopies held = null!;
+        await using var rig = new DriveRig(s3, Policy.Replace("settle: 0s", "settle: 0s, updateWait: 0s"), storeInFront: s => held = new HeldCopies(s));
+        var bytes = DriveRig.RandomBytes(20_000, 7);
+        await rig.WriteAsync("a.bin", bytes);
+        await SettleAsync(rig);
+        Rename(rig, "a.bin", "b.bin");
+
+        var tick = rig.Engine.TickAsync();
+        await held.Landed.Task;
+        Rename(rig, "b.bin", "c.bin");
+        var resurrected = await rig.Engine.LookupMissingAsync("b.bin", rig.Caller);
+        held.Release.SetResult();
+        await tick;
+        await SettleAsync(rig);
+
+        Assert.False(resurrected);
+        Assert.Null(rig.Engine.GetFile("b.bin"));
+        Assert.False(File.Exists(rig.Local("b.bin")));
+        Assert.Equal(bytes, await rig.ReadAsync("c.bin"));
+        Assert.Equal(bytes, await rig.ObjectBytesAsync("c.bin"));
+        Assert.Null(await rig.Store.HeadAsync("b.bin"));
+        Assert.Null(await rig.Store.HeadAsync("a.bin"));
+        Assert.Equal(0, rig.Engine.OwedBucketChangeCount);
+    }
+
+    /// <summary>Makes the first copy in the bucket, then holds its answer until the test releases it.</summary>
+    private sealed class HeldCopies(Core.Ports.IObjectStore inner) : ForwardingStore(inner)
+    {
+        public TaskCompletionSource Landed { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
+        public TaskCompletionSource Release { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
+
+        public override async Task<ObjectInfo> CopyAsync(string sourceKey, string destinationKey, ObjectVersion expected,
+            IReadOnlyDictionary<string, string>? metadata, Core.Ports.IMultipartObserver? observer, CancellationToken cancellationToken = default)
+        {
+            var copied = await Inner.CopyAsync(sourceKey, destinationKey, expected, metadata, observer, cancellationToken);
+            if (Landed.TrySetResult())
+            {
+                await Release.Task;
+            }
+            return copied;
+        }
     }
 
     [Fact]

@@ -567,10 +567,11 @@ internal sealed class BucketSync(
 
     private static string FolderLockName(string folder) => "\0folder-sync:" + folder;
 
-    private bool IsTombstoned(string key) => renamed.WasLeft(key) || owed.IsDeleteOwed(key);
+    // A key this drive renamed away from, owes a delete, or owes a copy to (whose object may land after its file moved on).
+    private bool IsTombstoned(string key) => renamed.WasLeft(key) || owed.IsDeleteOwed(key) || owed.IsCopyOwedTo(key);
 
     private bool HasTombstoneUnder(string prefixKey) =>
-        renamed.AnyLeftUnder(prefixKey) || owed.HasDeleteOwedUnder(prefixKey);
+        renamed.AnyLeftUnder(prefixKey) || owed.HasDeleteOwedUnder(prefixKey) || owed.HasCopyOwedUnder(prefixKey);
 
     private void Record(DriveEventKind kind, string? path, string message, string? errorId = null) => record(kind, path, message, errorId);
 

@@ -286,6 +286,13 @@ public sealed partial class DriveEngine : IDriveFileSystem
         int moved;
         try
         {
+            if (!isDirectory && _index.Get(newPath) is { ObjectKey: { } replacedKey } && replacedKey != KeyFor(newPath) && _index.Get(oldPath) is not null)
+            {
+                // Replaced by the file renamed onto its name, itself renamed with its bytes still under its old key (its
+                // copy owed): that key goes too (after the copy that reads it is settled), journaled before the index
+                // forgets it. Its own name's key is the incoming file's to overwrite.
+                _owedChanges.OweDeletes([replacedKey]);
+            }
             // Before the index shows the new name, so no stub scan can find it without its open handles.
             MoveOpenPaths(oldPath, newPath);
             moved = _index.Rename(oldPath, newPath);

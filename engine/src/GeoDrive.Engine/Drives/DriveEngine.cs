@@ -66,7 +66,7 @@ public sealed partial class DriveEngine : IAsyncDisposable
         _sync = new BucketSync(options, store, index, _life, _locks, _renamed, _owedChanges, () => _policy, clock, Recalls.IsRecalling, _open.ContainsKey,
             path => LocalCopyReplaced?.Invoke(path), Record, _logger);
         _settler = new OwedChangeSettler(options, store, index, _life, _locks, _uploadLocks, _beingDeleted, _renamed, _owedChanges, () => _policy, () => SiteId,
-            CopyFailedAsync, () => _uploads.EndpointAnswered(), Record);
+            CopyFailedAsync, RescueDisplacedStubAsync, () => _uploads.EndpointAnswered(), Record);
         _accessWaits = new AccessWaitStubbing(() => _policy, () => _index.FindByState(FileState.Cached), _open.ContainsKey, StubAsync, Record, clock, options.TickBatchSize);
         _thresholds = new CacheThresholds(options.CacheVolume ?? new FolderVolume(options.CachePath), () => _policy,
             () => _index.FindByState(FileState.Cached), _open.ContainsKey, StubAsync, Record);
@@ -302,7 +302,7 @@ public sealed partial class DriveEngine : IAsyncDisposable
         Record(DriveEventKind.Error, path, $"The renamed file's object could not be copied to its new name: {error.Message}", error.ErrorId);
     }
 
-    /// <summary>Before <paramref name="key"/> is overwritten: a renamed stub whose bytes still live there comes home first.</summary>
+    /// <summary>Before <paramref name="key"/> is overwritten (an upload, a rename's copy): a renamed stub whose bytes still live there comes home first.</summary>
     private async Task RescueDisplacedStubAsync(string key, string uploadingPath, CancellationToken cancellationToken)
     {
         if (_renamed.HolderOf(key) is not { } stubPath || stubPath == uploadingPath)

@@ -23,6 +23,8 @@ internal sealed class OwedBucketChanges
     private readonly ConcurrentDictionary<string, long> _deletes = new(StringComparer.Ordinal);
     // Source keys of owed copies -> how many copies read them (their bytes must stay until then).
     private readonly KeyCounts _copySources = new();
+    // Destination keys of owed copies: an object there may be this drive's copy in flight, never a file to sync down.
+    private readonly KeyCounts _copyDestinations = new();
     private readonly ConcurrentDictionary<string, byte> _liveUploads = new(StringComparer.Ordinal);
     // Changes whose last try failed only because the endpoint could not be reached: due again once it answers.
     private readonly HashSet<long> _waitingForEndpoint = [];
@@ -56,6 +58,7 @@ internal sealed class OwedBucketChanges
         else if (change.Kind == BucketChangeKind.CopyObject && change.SourceKey is { } source)
         {
             _copySources.Add(source);
+            _copyDestinations.Add(change.Key);
         }
     }
 
@@ -68,6 +71,7 @@ internal sealed class OwedBucketChanges
         else if (change.Kind == BucketChangeKind.CopyObject && change.SourceKey is { } source)
         {
             _copySources.Remove(source);
+            _copyDestinations.Remove(change.Key);
         }
     }
 
@@ -81,14 +85,13 @@ internal sealed class OwedBucketChanges
     /// <summary>True while an owed copy still reads <paramref name="key"/>: its bytes must stay.</summary>
     public bool IsCopySource(string key) => _copySources.Contains(key);
 
-    /// <summary>True when a copy to <paramref name="key"/> is owed (recovery need not owe another).</summary>
-    public bool IsCopyOwedTo(string key)
-    {
-        lock (_gate)
-        {
-            return _owed.Values.Any(c => c.Kind == BucketChangeKind.CopyObject && c.Key == key);
-        }
-    }
+    /// <summary>
+    /// True while a copy to <paramref name="key"/> is owed: recovery need not owe another, and an object under the key
+    /// may be that copy landing before the engine recorded it (its file renamed on meanwhile): a tombstone, as a delete is.
+    /// </summary>
+    public bool IsCopyOwedTo(string key) => _copyDestinations.Contains(key);
+
+    public bool HasCopyOwedUnder(string prefixKey) => _copyDestinations.AnyUnder(prefixKey);
 
     /// <summary>How many changes are owed (for status and tests).</summary>
     public int Count

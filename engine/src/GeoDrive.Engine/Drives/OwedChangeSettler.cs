@@ -19,6 +19,8 @@ namespace GeoDrive.Engine.Drives;
 /// <param name="beingDeleted">Paths whose delete is journaled and whose entry goes once their lock is free.</param>
 /// <param name="siteId">This drive's site id, written into a copy's metadata as into an upload's.</param>
 /// <param name="copyFailed">A renamed file whose old object is gone or replaced: the engine decides what it uploads.</param>
+/// <param name="rescueDisplaced">Before a copy lands on a key: a renamed file whose bytes still live there (its own copy
+/// still owed) comes home first, as before an upload to the key.</param>
 /// <param name="endpointAnswered">The endpoint answered a change: what waited only for it (owed changes, uploads) goes now.</param>
 internal sealed class OwedChangeSettler(
     DriveEngineOptions options,
@@ -33,6 +35,7 @@ internal sealed class OwedChangeSettler(
     Func<PolicyEvaluator> policy,
     Func<string> siteId,
     Func<string, string, GeoDriveException, CancellationToken, Task> copyFailed,
+    Func<string, string, CancellationToken, Task> rescueDisplaced,
     Action endpointAnswered,
     Action<DriveEventKind, string?, string, string?> record)
 {
@@ -176,6 +179,9 @@ internal sealed class OwedChangeSettler(
         }
         using (await uploadLocks.AcquireAsync(path, cancellationToken))
         {
+            // A file renamed away from the key whose copy is still owed (two files swapped by three renames) needs
+            // the object this copy would replace: its bytes come home first. Copied over, a stub's were lost.
+            await rescueDisplaced(change.Key, path, cancellationToken);
             FileEntry entry;
             Dictionary<string, string>? metadata = null;
             using (await locks.AcquireAsync(path, cancellationToken))

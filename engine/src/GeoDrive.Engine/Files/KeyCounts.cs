@@ -18,4 +18,7 @@ internal sealed class KeyCounts
     }
 
     public bool Contains(string key) => _counts.ContainsKey(key);
+
+    /// <summary>Whether any held key starts with <paramref name="prefix"/>.</summary>
+    public bool AnyUnder(string prefix) => !_counts.IsEmpty && _counts.Keys.Any(k => k.StartsWith(prefix, StringComparison.Ordinal));
 }
