@@ -309,6 +309,28 @@ public sealed class CrashSimulation(S3TestServer s3, ServiceProcess service, int
         {
             return;
         }
+        var kind = _random.Next(8);
+        if (kind < 2 && AnyFile() is { } other && other != from)
+        {
+            if (kind == 0)
+            {
+                // Two files swapped by three renames: each name ends up standing for the other's bytes, whose
+                // copies in the bucket are both still owed (before, a stub's bytes were copied over and lost).
+                var through = NewName();
+                Trace($"swap {from} <-> {other} (through {through})");
+                File.Move(Mounted(from), Mounted(through));
+                File.Move(Mounted(other), Mounted(from));
+                File.Move(Mounted(through), Mounted(other));
+                (_files[from], _files[other]) = (_files[other], _files[from]);
+                return;
+            }
+            // Onto an existing file, which it replaces (rename(2) over a name).
+            Trace($"rename {from} -> {other} (replacing it)");
+            File.Move(Mounted(from), Mounted(other), overwrite: true);
+            _files[other] = _files[from];
+            _files.Remove(from);
+            return;
+        }
         var to = NewName();
         Trace($"rename {from} -> {to}");
         File.Move(Mounted(from), Mounted(to));
