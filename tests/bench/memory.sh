@@ -1,0 +1,162 @@
+#!/bin/bash
+# Memory probe (issue 13: "peak RSS ≤ 200 MB while moving a 1 GiB file; flat RSS over a 100,000-file upload").
+# A measurement, not a test. On a fresh Ceph RGW of its own (port 7490, wiped at the end, as run.sh does) it runs
+# the real service with one FUSE-mounted drive and measures the service's memory (/proc/PID/status):
+#   1. a 1 GiB file written through the mount and uploaded (multipart): peak RSS (VmHWM, reset before);
+#   2. that file stubbed, then recalled through the control API: peak RSS; the bytes checked;
+#   3. 100,000 files of 1 KB written through the mount (100 folders of 1,000) and uploaded as they close:
+#      RSS sampled every 2 s against the files uploaded so far, until every one is in the bucket.
+#   bash tests/bench/memory.sh            # FILES=100000 FILE_KB=1 BIG_MB=1024 by default
+# Prints a Markdown table and writes tests/bench/results/memory/{memory.md,rss.csv,rss.png}.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1
+files=${FILES:-100000}
+file_kb=${FILE_KB:-1}
+big_mb=${BIG_MB:-1024}
+out=tests/bench/results/memory
+mkdir -p "$out"
+
+bash scripts/install-deps.sh >/dev/null
+command -v gnuplot >/dev/null || { DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends gnuplot-nox >/dev/null; }
+bash scripts/build.sh >/dev/null
+export CEPH_S3_DIR=${BENCH_CEPH_DIR:-/tmp/geodrive-bench-ceph} S3_PORT=${BENCH_S3_PORT:-7490} MEMSTORE_BYTES=$((12 * 1024 * 1024 * 1024))
+export MON_PORT_V2=$((S3_PORT - 4180)) MON_PORT_V1=$((14289 - S3_PORT))
+bash scripts/s3/start-ceph-s3.sh --fresh >/dev/null
+endpoint=http://127.0.0.1:$S3_PORT
+ak=${S3_ACCESS_KEY:-test}
+sk=${S3_SECRET_KEY:-testsecret}
+
+work=$(mktemp -d /tmp/geodrive-memory.XXXXXX)
+mkdir -p "$work/cache" "$work/mnt" "$work/home"
+sock=$work/gd.sock
+bucket=memory-$(date +%s)
+s3() { curl -sSf --aws-sigv4 "aws:amz:us-east-1:s3" --user "$ak:$sk" -H "x-amz-content-sha256: UNSIGNED-PAYLOAD" "$@"; }
+api() { curl -sSf --unix-socket "$sock" -H 'Content-Type: application/json' "$@"; }
+now() { date +%s.%N; }
+secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
+
+cat > "$work/policy.yaml" <<EOF
+apiVersion: geodrive/v1
+kind: CloudDrivePolicy
+metadata: { name: memory-probe }
+spec:
+  stubbing: { enabled: true, accessWait: 30d }
+  upload: { settle: 0s }
+  transfer: { uploadThreads: 16, restoreThreads: 16, multipart: { threshold: 64MiB, partSize: 16MiB, uploadThreads: 4, restoreThreads: 4 } }
+EOF
+
+pid=
+cleanup() {
+  api -X DELETE "http://geodrive/v1/drives/probe" >/dev/null 2>&1 || true
+  [ -n "$pid" ] && { kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; }
+  umount -l "$work/mnt" 2>/dev/null || true
+  rm -rf "$work"
+  bash scripts/s3/stop-ceph-s3.sh --wipe >/dev/null 2>&1 || true
+}
+trap cleanup EXIT
+s3 -X PUT "$endpoint/$bucket" >/dev/null
+dotnet .artifacts/service/GeoDrive.Service.dll --socket "$sock" --home "$work/home" --tick 1s >"$work/service.log" 2>&1 &
+pid=$!
+for _ in $(seq 200); do [ -S "$sock" ] && break; sleep 0.1; done
+api -X POST http://geodrive/v1/drives -d "{\"name\":\"probe\",\"cachePath\":\"$work/cache\",\"mountPath\":\"$work/mnt\",\"endpoint\":\"$endpoint\",\"bucket\":\"$bucket\",\"accessKey\":\"$ak\",\"secretKey\":\"$sk\",\"policyPaths\":[\"$work/policy.yaml\"]}" >/dev/null
+
+kib() { awk -v k="^$1:" '$0 ~ k { print $2 }' "/proc/$pid/status"; }
+mib() { echo $(( $1 / 1024 )); }
+status_field() { api "http://geodrive/v1/drives/probe/status" | python3 -c "import json,sys; print(json.load(sys.stdin)['$1'])"; }
+# Polled, not awaited: the service has no event for "the bucket holds everything"; a probe may poll.
+wait_uploaded() {
+  while [ "$(status_field uploadedFiles)" -lt "$1" ] || [ "$(status_field uploadQueue)" -ne 0 ]; do sleep 0.5; done
+}
+stub() {
+  for _ in $(seq 100); do
+    api -X POST http://geodrive/v1/drives/probe/files/stub -d "{\"paths\":[\"$1\"],\"literal\":true}" | grep -q '"succeeded":true' && return 0
+    sleep 0.1
+  done
+  echo "could not stub $1" >&2; return 1
+}
+rss_start=$(kib VmRSS)
+
+# 1. A large file written through the mount and uploaded in parts.
+echo 5 >"/proc/$pid/clear_refs"
+t0=$(now)
+dd if=/dev/urandom of="$work/mnt/big.bin" bs=1M count="$big_mb" status=none
+wait_uploaded 1
+t1=$(now)
+hwm_upload=$(kib VmHWM)
+expected=$(sha256sum <"$work/cache/big.bin" | cut -d' ' -f1)
+stub big.bin
+
+# 2. The same file recalled through the control API (Invoke-CloudRecall's route).
+echo 5 >"/proc/$pid/clear_refs"
+t2=$(now)
+api -X POST http://geodrive/v1/drives/probe/files/recall -d '{"paths":["big.bin"],"literal":true}' >/dev/null
+t3=$(now)
+hwm_recall=$(kib VmHWM)
+actual=$(sha256sum <"$work/cache/big.bin" | cut -d' ' -f1)
+[ "$actual" = "$expected" ] || { echo "recalled bytes differ" >&2; exit 1; }
+rm -f "$work/mnt/big.bin"
+
+# 3. Many small files, uploaded as they close; RSS against files uploaded.
+echo "seconds,files_written,files_uploaded,rss_mib" >"$out/rss.csv"
+echo 5 >"/proc/$pid/clear_refs"
+rss_before_small=$(kib VmRSS)
+base=$(status_field uploadedFiles)
+progress=$work/written
+echo 0 >"$progress"
+t4=$(now)
+python3 - "$work/mnt" "$files" "$file_kb" "$progress" <<'EOF' &
+import os, sys
+root, files, kb, progress = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+payload = os.urandom(kb * 1024)
+for i in range(files):
+    folder = os.path.join(root, f"d{i // 1000:03d}")
+    if i % 1000 == 0:
+        os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, f"f{i % 1000:03d}.bin"), "wb") as f:
+        f.write(payload[:len(payload) - (i % 97)])
+    if i % 500 == 499:
+        with open(progress + ".tmp", "w") as p:
+            p.write(str(i + 1))
+        os.replace(progress + ".tmp", progress)
+with open(progress, "w") as p:
+    p.write(str(files))
+EOF
+writer=$!
+while :; do
+  uploaded=$(( $(status_field uploadedFiles) - base ))
+  echo "$(secs "$t4" "$(now)"),$(cat "$progress"),$uploaded,$(mib "$(kib VmRSS)")" >>"$out/rss.csv"
+  [ "$uploaded" -ge "$files" ] && break
+  sleep 2
+done
+wait "$writer"
+t5=$(now)
+hwm_small=$(kib VmHWM)
+rss_end=$(kib VmRSS)
+
+# RSS once a tenth, half and all of the files were uploaded (the first sample at or past each mark).
+rss_at() { awk -F, -v n="$1" 'NR > 1 && $3 >= n { print $4; exit }' "$out/rss.csv"; }
+r10=$(rss_at $((files / 10))); r50=$(rss_at $((files / 2))); r100=$(rss_at "$files")
+gnuplot <<EOF
+set terminal pngcairo size 900,500
+set output "$out/rss.png"
+set datafile separator ","
+set title "GeoDrive service RSS while uploading $files files of $file_kb KB (written through the mount)"
+set xlabel "files uploaded"
+set ylabel "RSS (MiB)"
+set yrange [0:*]
+set key off
+plot "$out/rss.csv" using 3:4 skip 1 with lines lw 2
+EOF
+
+{
+  echo "| measure | value |"
+  echo "|---|---|"
+  echo "| service RSS when the drive was up (nothing moved yet) | $(mib "$rss_start") MiB |"
+  echo "| ${big_mb} MiB file written through the mount (dd bs=1M) and uploaded (16 MiB parts, 4 threads): peak RSS (VmHWM) | **$(mib "$hwm_upload") MiB**, $(secs "$t0" "$t1") s |"
+  echo "| that file recalled through the control API (4 ranged GETs at a time): peak RSS | **$(mib "$hwm_recall") MiB**, $(secs "$t2" "$t3") s, bytes identical |"
+  echo "| $files files of ${file_kb} KB written through the mount and uploaded as they closed | $(secs "$t4" "$t5") s ($(awk -v n="$files" -v a="$t4" -v b="$t5" 'BEGIN { printf "%.0f", n / (b - a) }') files/s) |"
+  echo "| RSS before them, and once 10 % / 50 % / 100 % were uploaded | $(mib "$rss_before_small") → $r10 / $r50 / $r100 MiB |"
+  echo "| peak RSS over those uploads (VmHWM); RSS at the end | $(mib "$hwm_small") MiB; $(mib "$rss_end") MiB |"
+  echo "| RSS at 100 % ÷ RSS at 10 % | $(awk -v a="$r100" -v b="$r10" 'BEGIN { printf "%.2f", a / b }') |"
+} | tee "$out/table.md"
