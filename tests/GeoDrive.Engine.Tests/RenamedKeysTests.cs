@@ -105,7 +105,7 @@ public sealed class RenamedKeysTests
     }
 
     [Fact]
-    public void The_version_a_rename_left_under_a_key_is_remembered_after_the_key_is_forgotten_until_it_is_replaced_or_deleted()
+    public void The_version_a_rename_left_or_replaced_under_a_key_is_remembered_after_the_key_is_forgotten_until_it_is_replaced_or_deleted()
     {
         var keys = Keys();
         keys.Left("drive/a.bin", "\"v1\"");
@@ -118,6 +118,11 @@ public sealed class RenamedKeysTests
 
         keys.VersionGone("drive/a.bin");
         Assert.Null(keys.LeftVersion("drive/a.bin"));
+
+        // A file replaced by a rename onto its name: its version may be replaced, and its key is no tombstone.
+        keys.ReplacedAt("drive/c.bin", "\"v3\"");
+        Assert.Equal("\"v3\"", keys.LeftVersion("drive/c.bin"));
+        Assert.False(keys.WasLeft("drive/c.bin"));
     }
 
     [Fact]

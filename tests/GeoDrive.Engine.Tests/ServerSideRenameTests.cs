@@ -198,6 +198,35 @@ public sealed class ServerSideRenameTests(S3ServerFixture s3) : IClassFixture<S3
         Assert.Equal(0, rig.Engine.OwedBucketChangeCount);
     }
 
+    /// <summary>
+    /// CI's randomized crash run, seed 1722552388: a file whose bucket version another site wrote (and this drive
+    /// synced) is replaced by a file renamed onto its name, which is then changed. Its upload replaces the version
+    /// the replaced file knew: the user replaced that file. Before, it took that version for a change made
+    /// elsewhere, kept the new bytes as a conflict copy and showed the other site's version under the name.
+    /// </summary>
+    [Fact]
+    public async Task A_changed_file_renamed_over_a_file_whose_version_another_site_wrote_replaces_that_version_without_a_conflict()
+    {
+        await using var rig = new DriveRig(s3, Policy.Replace("settle: 0s", "settle: 0s, updateWait: 0s"));
+        await rig.WriteAsync("b.bin", "b, first"u8.ToArray());
+        await rig.WriteAsync("c.bin", "c"u8.ToArray());
+        await SettleAsync(rig);
+        var theirs = "b, as another site wrote it"u8.ToArray();
+        await rig.S3.Client.PutObjectAsync(new Amazon.S3.Model.PutObjectRequest { BucketName = rig.Bucket, Key = "b.bin", InputStream = new MemoryStream(theirs) });
+        Assert.Equal(theirs, await rig.ReadAsync("b.bin"));
+
+        Rename(rig, "c.bin", "b.bin");
+        var changed = DriveRig.RandomBytes(10_000, 10);
+        await rig.WriteAsync("b.bin", changed);
+        await SettleAsync(rig);
+
+        Assert.Empty(rig.Engine.FindFiles("*conflict*"));
+        Assert.Equal(changed, await rig.ObjectBytesAsync("b.bin"));
+        Assert.Equal(changed, await rig.ReadAsync("b.bin"));
+        Assert.Null(await rig.Store.HeadAsync("c.bin"));
+        Assert.Equal(0, rig.Engine.OwedBucketChangeCount);
+    }
+
     [Theory]
     [InlineData(FileState.Stubbed)]
     [InlineData(FileState.Cached)]

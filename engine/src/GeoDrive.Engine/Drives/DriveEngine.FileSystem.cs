@@ -286,12 +286,20 @@ public sealed partial class DriveEngine : IDriveFileSystem
         int moved;
         try
         {
-            if (!isDirectory && _index.Get(newPath) is { ObjectKey: { } replacedKey } && replacedKey != KeyFor(newPath) && _index.Get(oldPath) is not null)
+            if (!isDirectory && _index.Get(newPath) is { ObjectKey: { } replacedKey } replaced && _index.Get(oldPath) is not null)
             {
-                // Replaced by the file renamed onto its name, itself renamed with its bytes still under its old key (its
-                // copy owed): that key goes too (after the copy that reads it is settled), journaled before the index
-                // forgets it. Its own name's key is the incoming file's to overwrite.
-                _owedChanges.OweDeletes([replacedKey]);
+                if (replacedKey != KeyFor(newPath))
+                {
+                    // Replaced by the file renamed onto its name, itself renamed with its bytes still under its old key
+                    // (its copy owed): that key goes too (after the copy that reads it is settled), journaled before the
+                    // index forgets it.
+                    _owedChanges.OweDeletes([replacedKey]);
+                }
+                else
+                {
+                    // Its own name's key is the incoming file's to overwrite, the version it knew there included.
+                    _renamed.ReplacedAt(replacedKey, replaced.ETag);
+                }
             }
             // Before the index shows the new name, so no stub scan can find it without its open handles.
             MoveOpenPaths(oldPath, newPath);

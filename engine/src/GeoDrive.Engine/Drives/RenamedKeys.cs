@@ -40,7 +40,20 @@ public sealed class RenamedKeys(Func<string, FileEntry?> entryOf, Func<string, s
         }
     }
 
-    /// <summary>The version a file renamed away from <paramref name="key"/> knew there, if any is still remembered.</summary>
+    /// <summary>
+    /// A file renamed onto a name replaced the file there, whose object under <paramref name="key"/> was the version
+    /// <paramref name="etag"/>: an upload to the key may replace it (the user replaced that file), as a version left
+    /// by a rename away. The key is no tombstone: a file lives under it.
+    /// </summary>
+    public void ReplacedAt(string key, string? etag)
+    {
+        if (etag is not null)
+        {
+            _leftVersions[key] = etag;
+        }
+    }
+
+    /// <summary>The version a file renamed away from <paramref name="key"/> (or replaced under its name) knew there, if any is still remembered.</summary>
     public string? LeftVersion(string key) => _leftVersions.TryGetValue(key, out var etag) ? etag : null;
 
     /// <summary>The key's object was replaced by an upload or deleted: the version left there is gone.</summary>
