@@ -227,6 +227,28 @@ public sealed class ServerSideRenameTests(S3ServerFixture s3) : IClassFixture<S3
         Assert.Equal(0, rig.Engine.OwedBucketChangeCount);
     }
 
+    /// <summary>
+    /// Randomized crash test, seed 1722552388 round 10: a clean file renamed over another (its copy still owed) and
+    /// deleted before the copy. The replaced file's object under the name goes with it; before, it stayed for good.
+    /// </summary>
+    [Fact]
+    public async Task A_file_renamed_over_another_and_deleted_before_its_copy_leaves_neither_object()
+    {
+        await using var rig = new DriveRig(s3, Policy);
+        await rig.WriteAsync("b.bin", DriveRig.RandomBytes(10_000, 11));
+        await rig.WriteAsync("c.bin", DriveRig.RandomBytes(10_000, 12));
+        await SettleAsync(rig);
+
+        Rename(rig, "c.bin", "b.bin");
+        File.Delete(rig.Local("b.bin"));
+        rig.Engine.Deleted("b.bin", rig.Caller, isDirectory: false);
+        await SettleAsync(rig);
+
+        Assert.Null(await rig.Store.HeadAsync("b.bin"));
+        Assert.Null(await rig.Store.HeadAsync("c.bin"));
+        Assert.Equal(0, rig.Engine.OwedBucketChangeCount);
+    }
+
     [Theory]
     [InlineData(FileState.Stubbed)]
     [InlineData(FileState.Cached)]
