@@ -412,15 +412,7 @@ public sealed class BucketJournalTests(S3ServerFixture s3) : IClassFixture<S3Ser
         """;
 
     // The same, but nothing goes up until the test asks: no pipeline upload races the one the test makes and checks.
-    private const string MultipartAt5MiBUploadedOnRequest = """
-        apiVersion: geodrive/v1
-        kind: CloudDrivePolicy
-        metadata: { name: journal-tests }
-        spec:
-          stubbing: { enabled: true, accessWait: 1h }
-          upload: { settle: 1h }
-          transfer: { multipart: { threshold: 5MiB, partSize: 5MiB } }
-        """;
+    private static readonly string MultipartAt5MiBUploadedOnRequest = MultipartAt5MiB.Replace("settle: 0s", "settle: 1h", StringComparison.Ordinal);
 
     private static bool StartsMultipart(string requestHead) =>
         requestHead.StartsWith("POST ", StringComparison.Ordinal) && requestHead.Split("\r\n")[0].Contains("?uploads", StringComparison.Ordinal);
