@@ -498,6 +498,15 @@ public sealed class CrashSimulation(S3TestServer s3, ServiceProcess service, int
             return;
         }
         var path = clean[pick % clean.Count];
+        if (delete && (await client.GetDriveStatusAsync(Drive())).BucketChangesOwed > 0)
+        {
+            // While the drive owes the bucket a change, an open may keep a clean file whose object is missing (the
+            // missing object could be the drive's own delete, landed late: docs/architecture.md, "The conflict rule"),
+            // and follows the delete only at a later open, which this model cannot say. It replaces the object instead
+            // (soak seed 750867191: a delete owed since an outage, on the key a file lived under again).
+            Count("second writer: delete while changes are owed, replaced instead");
+            delete = false;
+        }
         if (delete)
         {
             Trace($"second writer deletes {path} in the bucket");

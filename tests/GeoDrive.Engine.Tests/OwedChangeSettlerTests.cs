@@ -20,6 +20,7 @@ public sealed class OwedChangeSettlerTests(S3ServerFixture s3) : IClassFixture<S
     private OwedBucketChanges _owed = null!;
     private RenamedKeys _renamed = null!;
     private readonly List<(string Path, string From, string ErrorId)> _copiesFailed = [];
+    private readonly List<(string Path, string From)> _ontoTakenNames = [];
 
     public Task InitializeAsync()
     {
@@ -37,6 +38,11 @@ public sealed class OwedChangeSettlerTests(S3ServerFixture s3) : IClassFixture<S
         (path, from, error, _) =>
         {
             _copiesFailed.Add((path, from, error.ErrorId));
+            return Task.CompletedTask;
+        },
+        (path, from, _) =>
+        {
+            _ontoTakenNames.Add((path, from));
             return Task.CompletedTask;
         },
         (_, _, _) => Task.CompletedTask,
@@ -130,6 +136,41 @@ public sealed class OwedChangeSettlerTests(S3ServerFixture s3) : IClassFixture<S
 
         Assert.Null(await _rig.Store.HeadAsync("y.bin"));
         Assert.Equal([("y.bin", "x.bin", ErrorIds.ObjectMismatch)], _copiesFailed);
+        Assert.Equal(0, _owed.Count);
+    }
+
+    [Fact]
+    public async Task A_copy_onto_a_key_holding_another_sites_object_is_not_made_and_the_file_is_handed_back()
+    {
+        var bytes = DriveRig.RandomBytes(3000, 7);
+        var put = await PutAsync("x.bin", bytes);
+        Entry("y.bin", FileState.Cached, put, bytes);
+        _owed.OweCopies([("x.bin", "y.bin")]);
+        var theirs = DriveRig.RandomBytes(1000, 8);
+        await PutAsync("y.bin", theirs);
+
+        await Settler().SettleAsync(CancellationToken.None);
+
+        Assert.Equal(theirs, await _rig.ObjectBytesAsync("y.bin"));
+        Assert.Equal(bytes, await _rig.ObjectBytesAsync("x.bin"));
+        Assert.Equal([("y.bin", "x.bin")], _ontoTakenNames);
+        Assert.Equal(0, _owed.Count);
+    }
+
+    [Fact]
+    public async Task A_copy_onto_a_key_holding_the_version_a_rename_away_left_is_made()
+    {
+        var bytes = DriveRig.RandomBytes(3000, 9);
+        var put = await PutAsync("x.bin", bytes);
+        Entry("y.bin", FileState.Cached, put, bytes);
+        _owed.OweCopies([("x.bin", "y.bin")]);
+        var left = await PutAsync("y.bin", DriveRig.RandomBytes(1000, 10));
+        _renamed.Left("y.bin", left.ETag);
+
+        await Settler().SettleAsync(CancellationToken.None);
+
+        Assert.Equal(bytes, await _rig.ObjectBytesAsync("y.bin"));
+        Assert.Empty(_ontoTakenNames);
         Assert.Equal(0, _owed.Count);
     }
 

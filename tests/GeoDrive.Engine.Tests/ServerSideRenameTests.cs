@@ -167,6 +167,71 @@ public sealed class ServerSideRenameTests(S3ServerFixture s3) : IClassFixture<S3
     }
 
     /// <summary>
+    /// A clean file renamed onto a name where another site wrote a file this drive has not seen: both changed, so
+    /// both are kept. The renamed file's bytes go under a conflict name and the name shows the other site's file.
+    /// Before, the rename's server-side copy replaced the other site's object without a word (a copy has no
+    /// condition on what it replaces), and that file was gone.
+    /// </summary>
+    [Theory]
+    [InlineData(FileState.Stubbed)]
+    [InlineData(FileState.Cached)]
+    public async Task A_clean_file_renamed_onto_a_name_another_site_wrote_keeps_both(FileState state)
+    {
+        await using var rig = new DriveRig(s3, Policy);
+        var mine = DriveRig.RandomBytes(30_000, 13);
+        await rig.WriteAsync("a.bin", mine);
+        await SettleAsync(rig);
+        if (state == FileState.Stubbed)
+        {
+            await rig.Engine.StubAsync("a.bin");
+        }
+
+        Rename(rig, "a.bin", "c.bin");
+        var theirs = "another site's new c.bin"u8.ToArray();
+        await rig.S3.Client.PutObjectAsync(new Amazon.S3.Model.PutObjectRequest { BucketName = rig.Bucket, Key = "c.bin", InputStream = new MemoryStream(theirs) });
+        for (var i = 0; i < 2; i++)
+        {
+            rig.Clock.Advance(TimeSpan.FromMinutes(1));
+            await SettleAsync(rig);
+        }
+
+        Assert.Equal(theirs, await rig.ObjectBytesAsync("c.bin"));
+        var copy = Assert.Single(rig.Engine.FindFiles("c (conflict *).bin"));
+        Assert.Equal(mine, await rig.ObjectBytesAsync(copy.Path));
+        Assert.Equal(mine, await rig.ReadAsync(copy.Path));
+        Assert.Equal(theirs, await rig.ReadAsync("c.bin"));
+        Assert.Null(await rig.Store.HeadAsync("a.bin"));
+        Assert.Single(rig.Engine.ReadEvents(kind: DriveEventKind.Conflict));
+        Assert.Equal(0, rig.Engine.OwedBucketChangeCount);
+    }
+
+    /// <summary>
+    /// A file another site wrote (synced here) is deleted, and a new file is written under its name before the
+    /// delete reached the bucket. The user replaced that file: the new one goes up over the version the deleted file
+    /// knew, with no conflict copy. Before, the upload took that version for a change made elsewhere.
+    /// </summary>
+    [Fact]
+    public async Task A_file_written_where_a_deleted_file_was_replaces_its_version_without_a_conflict()
+    {
+        await using var rig = new DriveRig(s3, Policy);
+        var theirs = "b, as another site wrote it"u8.ToArray();
+        await rig.S3.Client.PutObjectAsync(new Amazon.S3.Model.PutObjectRequest { BucketName = rig.Bucket, Key = "b.bin", InputStream = new MemoryStream(theirs) });
+        await rig.Engine.BeforeEnumerateAsync("", rig.Caller);
+        Assert.Equal(theirs, await rig.ReadAsync("b.bin"));
+
+        File.Delete(rig.Local("b.bin"));
+        rig.Engine.Deleted("b.bin", rig.Caller, isDirectory: false);
+        var written = DriveRig.RandomBytes(10_000, 14);
+        await rig.WriteAsync("b.bin", written);
+        await SettleAsync(rig);
+
+        Assert.Empty(rig.Engine.FindFiles("*conflict*"));
+        Assert.Equal(written, await rig.ObjectBytesAsync("b.bin"));
+        Assert.Equal(written, await rig.ReadAsync("b.bin"));
+        Assert.Equal(0, rig.Engine.OwedBucketChangeCount);
+    }
+
+    /// <summary>
     /// Randomized crash test, seed 288874990: a file renamed (its copy still owed, so its bytes are still under its
     /// old key) is then replaced by another file renamed onto its name. The replaced file is gone, and so must its
     /// old key be; before, nothing owed that key a delete and it stayed in the bucket for good.

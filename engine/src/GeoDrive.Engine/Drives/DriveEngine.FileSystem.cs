@@ -243,6 +243,12 @@ public sealed partial class DriveEngine : IDriveFileSystem
                 }
                 // Changed since the journal was written (an upload landed meanwhile): owed too.
                 _owedChanges.OweDeletes(KeysOf(entry));
+                if (entry.ObjectKey == KeyFor(entry.Path))
+                {
+                    // A file written under the name before the delete lands replaces the version the deleted file knew
+                    // there (the user replaced that file): no conflict with it.
+                    _renamed.ReplacedAt(entry.ObjectKey, entry.ETag);
+                }
                 _life.Forget(entry.Path);
                 _open.TryRemove(entry.Path, out _);
                 Recalls.Move(entry.Path, null);

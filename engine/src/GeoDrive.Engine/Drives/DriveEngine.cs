@@ -66,7 +66,7 @@ public sealed partial class DriveEngine : IAsyncDisposable
         _sync = new BucketSync(options, store, index, _life, _locks, _renamed, _owedChanges, () => _policy, clock, Recalls.IsRecalling, _open.ContainsKey,
             path => LocalCopyReplaced?.Invoke(path), Record, _logger);
         _settler = new OwedChangeSettler(options, store, index, _life, _locks, _uploadLocks, _beingDeleted, _renamed, _owedChanges, () => _policy, () => SiteId,
-            CopyFailedAsync, RescueDisplacedStubAsync, () => _uploads.EndpointAnswered(), Record);
+            CopyFailedAsync, RenamedOntoTakenNameAsync, RescueDisplacedStubAsync, () => _uploads.EndpointAnswered(), Record);
         _accessWaits = new AccessWaitStubbing(() => _policy, () => _index.FindByState(FileState.Cached), _open.ContainsKey, StubAsync, Record, clock, options.TickBatchSize);
         _thresholds = new CacheThresholds(options.CacheVolume ?? new FolderVolume(options.CachePath), () => _policy,
             () => _index.FindByState(FileState.Cached), _open.ContainsKey, StubAsync, Record);
@@ -300,6 +300,31 @@ public sealed partial class DriveEngine : IAsyncDisposable
             }
         }
         Record(DriveEventKind.Error, path, $"The renamed file's object could not be copied to its new name: {error.Message}", error.ErrorId);
+    }
+
+    /// <summary>
+    /// A renamed clean file's new name holds another site's version this drive never knew (docs/architecture.md, the
+    /// conflict rule): its bytes come home (a stub is recalled from its old key, which still holds them) and it is Dirty.
+    /// Its upload finds that version and keeps both: the local bytes under a conflict name, the name the bucket's file.
+    /// </summary>
+    private async Task RenamedOntoTakenNameAsync(string path, string from, CancellationToken cancellationToken)
+    {
+        using (await _locks.AcquireAsync(path, cancellationToken))
+        {
+            if (_index.Get(path) is not { State: FileState.Cached or FileState.Stubbed } entry || entry.ObjectKey != from)
+            {
+                return;
+            }
+            if (entry.State == FileState.Stubbed)
+            {
+                entry = await RecallLockedAsync(entry, cancellationToken);
+            }
+            if (LocalFile.Read(LocalPath(path)) is { } local)
+            {
+                _life.Apply(entry, ApplyChange(entry, local));
+                _uploads.QueueIfDue(entry);
+            }
+        }
     }
 
     /// <summary>Before <paramref name="key"/> is overwritten (an upload, a rename's copy): a renamed stub whose bytes still live there comes home first.</summary>

@@ -19,6 +19,8 @@ namespace GeoDrive.Engine.Drives;
 /// <param name="beingDeleted">Paths whose delete is journaled and whose entry goes once their lock is free.</param>
 /// <param name="siteId">This drive's site id, written into a copy's metadata as into an upload's.</param>
 /// <param name="copyFailed">A renamed file whose old object is gone or replaced: the engine decides what it uploads.</param>
+/// <param name="ontoTakenName">A renamed clean file whose new name holds another site's version it never knew: its bytes
+/// come home and it goes up as changed, so the conflict rule keeps both.</param>
 /// <param name="rescueDisplaced">Before a copy lands on a key: a renamed file whose bytes still live there (its own copy
 /// still owed) comes home first, as before an upload to the key.</param>
 /// <param name="endpointAnswered">The endpoint answered a change: what waited only for it (owed changes, uploads) goes now.</param>
@@ -35,6 +37,7 @@ internal sealed class OwedChangeSettler(
     Func<PolicyEvaluator> policy,
     Func<string> siteId,
     Func<string, string, GeoDriveException, CancellationToken, Task> copyFailed,
+    Func<string, string, CancellationToken, Task> ontoTakenName,
     Func<string, string, CancellationToken, Task> rescueDisplaced,
     Action endpointAnswered,
     Action<DriveEventKind, string?, string, string?> record)
@@ -227,6 +230,16 @@ internal sealed class OwedChangeSettler(
                     ObjectLayout.AddObjectTags(metadata, policy().ObjectTagsFor(path), path, entry.ModifiedUtc);
                 }
             }
+            // The copy carries no condition on what it replaces (Ceph 16 takes none on a copy): what the new name
+            // holds is asked first. Another site's version this drive never knew there means both changed, and both are
+            // kept; copied over, it was gone without a word. (Written between this question and the copy, it is still
+            // replaced: the window is one request long.)
+            if (await store.HeadAsync(change.Key, cancellationToken) is { } there && !MayReplace(there, change.Key, entry))
+            {
+                await ontoTakenName(path, from, cancellationToken);
+                owed.Done(change);
+                return;
+            }
             ObjectInfo copied;
             try
             {
@@ -268,6 +281,20 @@ internal sealed class OwedChangeSettler(
             owed.Done(change);
         }
     }
+
+    /// <summary>
+    /// Whether a renamed file's copy may replace <paramref name="there"/>, the object its new name holds: this site's own
+    /// (an earlier try of this copy, or an upload of a file gone since), the version a file renamed away, replaced or
+    /// deleted here knew (<see cref="RenamedKeys.LeftVersion"/>), or the copy's very bytes.
+    /// </summary>
+    private bool MayReplace(ObjectInfo there, string key, FileEntry entry) =>
+        there.Metadata.GetValueOrDefault(ObjectLayout.SiteKey) == siteId()
+        || SameETag(there.ETag, renamed.LeftVersion(key))
+        || SameETag(there.ETag, entry.ETag)
+        || (entry.Checksum is { } sha256 && string.Equals(ObjectLayout.RecordedChecksum(there), sha256, StringComparison.OrdinalIgnoreCase));
+
+    private static bool SameETag(string? a, string? b) =>
+        a is not null && b is not null && string.Equals(a.Trim('"'), b.Trim('"'), StringComparison.OrdinalIgnoreCase);
 
     /// <summary>The drive path a key of this drive's prefix names, or null for a key that names none.</summary>
     private string? OwnPathOf(string key)
