@@ -303,8 +303,6 @@ public sealed class CrashSimulation(S3TestServer s3, ServiceProcess service, int
         }
     }
 
-    private static bool RenamesOver => Environment.GetEnvironmentVariable("GEODRIVE_CRASH_RENAMES_OVER") == "1";
-
     private void RenameFile()
     {
         if (AnyFile() is not { } from)
@@ -312,9 +310,8 @@ public sealed class CrashSimulation(S3TestServer s3, ServiceProcess service, int
             return;
         }
         var kind = _random.Next(8);
-        // Renames over an existing file and swaps (GEODRIVE_CRASH_RENAMES_OVER=1, which tests/soak/run.sh sets; a
-        // replay of its seeds needs it too): in the long run only, until they have passed it on the final code.
-        if (kind < 2 && RenamesOver && AnyFile() is { } other && other != from)
+        // One in four: a rename over an existing file, or a swap of two files by three renames.
+        if (kind < 2 && AnyFile() is { } other && other != from)
         {
             if (kind == 0)
             {

@@ -23,7 +23,7 @@ for lane in $(seq 1 "$lanes"); do
   # Lane 1 takes the remainder, so that the lanes' rounds add up to the rounds asked for.
   share=$(( rounds / lanes + (lane == 1 ? rounds % lanes : 0) ))
   (
-    export GEODRIVE_CRASH_ROUNDS="$share" GEODRIVE_CRASH_OPERATIONS="$operations" GEODRIVE_CRASH_KILLS="$kills" GEODRIVE_CRASH_RENAMES_OVER=1
+    export GEODRIVE_CRASH_ROUNDS="$share" GEODRIVE_CRASH_OPERATIONS="$operations" GEODRIVE_CRASH_KILLS="$kills"
     export GEODRIVE_CRASH_REPORT="$results/lane-$lane.md"
     dotnet test tests/GeoDrive.EndToEnd.Tests --no-build -nologo --filter "FullyQualifiedName~RandomizedCrashTests" \
       --logger "console;verbosity=normal" 2>&1 | sed -u "s/^/[lane $lane] /"
