@@ -68,7 +68,7 @@ public sealed class FaultProxy : IDisposable
 
     /// <summary>
     /// The next <paramref name="count"/> requests whose head (request line and headers) matches <paramref name="requestHead"/>
-    /// (each the first on a new connection) reach the server, which acts on them, and their answers are
+    /// (each the first on a new connection, which ends with its answer) reach the server, which acts on them, and their answers are
     /// lost: the connection is reset once the server starts to answer (a reply lost on the way back).
     /// </summary>
     public void LoseReplies(int count, Func<string, bool> requestHead)
@@ -201,7 +201,10 @@ public sealed class FaultProxy : IDisposable
                 if (Volatile.Read(ref _pendingLostReplies) > 0)
                 {
                     var head = await ReadRequestHeadAsync(client);
-                    await upstream.SendAsync(head);
+                    // Only a connection's first request is looked at: this one is its last, so the client's next
+                    // request comes on a new connection (a server that keeps connections alive, as Ceph RGW does,
+                    // otherwise carried the request to lose on a connection opened by an earlier one).
+                    await upstream.SendAsync(WithConnectionClose(head));
                     if (_losesReplyTo(Encoding.ASCII.GetString(head)) && Take(ref _pendingLostReplies))
                     {
                         // The server acted on the request once it starts to answer; the answer never arrives.
@@ -243,6 +246,14 @@ public sealed class FaultProxy : IDisposable
                 return true;
             }
         }
+    }
+
+    /// <summary>The request with "Connection: close" added to its head (any body bytes after it kept as they came).</summary>
+    private static byte[] WithConnectionClose(byte[] request)
+    {
+        var text = Encoding.Latin1.GetString(request);
+        var end = text.IndexOf("\r\n\r\n", StringComparison.Ordinal);
+        return end < 0 ? request : Encoding.Latin1.GetBytes(text[..end] + "\r\nConnection: close" + text[end..]);
     }
 
     /// <summary>Reads until the request's head has arrived; returns every byte read (the head, and any body bytes that came with it).</summary>
