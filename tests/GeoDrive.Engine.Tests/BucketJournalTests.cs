@@ -181,6 +181,45 @@ public sealed class BucketJournalTests(S3ServerFixture s3) : IClassFixture<S3Ser
         Assert.Equal(0, rig.Engine.OwedBucketChangeCount);
     }
 
+    /// <summary>
+    /// Many owed changes when the endpoint goes away: the first one's failure says so, and the rest wait for the endpoint
+    /// untried. Before, every change of the batch asked the endpoint in turn (each for as long as a request's timeout, when
+    /// it is frozen, with the tick's stubbing waiting behind them) and wrote an error line of its own: hundreds at once.
+    /// </summary>
+    [Fact]
+    public async Task Owed_changes_in_an_outage_cost_one_try_and_one_error_line_per_tick_and_all_go_once_the_endpoint_answers()
+    {
+        const int Files = 20;
+        using var proxy = new FaultProxy(s3.Endpoint);
+        await using var rig = new DriveRig(s3, SettleZero, endpoint: proxy.Endpoint);
+        for (var i = 0; i < Files; i++)
+        {
+            await rig.WriteAsync($"f{i:D2}.bin", DriveRig.RandomBytes(1_000, 100 + i));
+        }
+        await UploadAllAsync(rig);
+        var errorsBefore = rig.Engine.ReadEvents(kind: DriveEventKind.Error).Count;
+
+        proxy.Stop();
+        for (var i = 0; i < Files; i++)
+        {
+            DeleteLocally(rig, $"f{i:D2}.bin");
+        }
+        await rig.Engine.TickAsync();
+
+        Assert.Equal(1, rig.Engine.ReadEvents(kind: DriveEventKind.Error).Count - errorsBefore);
+        Assert.Equal(Files, rig.Engine.OwedBucketChangeCount);
+
+        proxy.Start();
+        rig.Clock.Advance(TimeSpan.FromSeconds(11));
+        await rig.Engine.TickAsync();
+
+        for (var i = 0; i < Files; i++)
+        {
+            Assert.Null(await rig.Store.HeadAsync($"f{i:D2}.bin"));
+        }
+        Assert.Equal(0, rig.Engine.OwedBucketChangeCount);
+    }
+
     [Fact]
     public async Task A_file_whose_upload_failed_while_the_endpoint_was_down_goes_up_once_another_upload_went_through_not_after_its_backoff()
     {

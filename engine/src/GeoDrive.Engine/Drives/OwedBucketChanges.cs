@@ -262,6 +262,27 @@ internal sealed class OwedBucketChanges
         }
     }
 
+    /// <summary>
+    /// Changes not tried because the endpoint just failed to answer another: no attempt is counted, and they wait for
+    /// the endpoint's answer (<see cref="EndpointAnswered"/>, or the one change that tries it every
+    /// <see cref="EndpointTryInterval"/>), at the latest the drive's longest retry delay.
+    /// </summary>
+    public void WaitForEndpoint(IEnumerable<BucketChange> untried)
+    {
+        var next = _clock.UtcNow + _maxRetryDelay;
+        lock (_gate)
+        {
+            foreach (var change in untried)
+            {
+                if (_owed.TryGetValue(change.Id, out var owedChange))
+                {
+                    owedChange.NextAttemptUtc = next;
+                    _waitingForEndpoint.Add(change.Id);
+                }
+            }
+        }
+    }
+
     /// <summary>The endpoint answered (an upload or a change went through): what waited only for it is due now.</summary>
     public void EndpointAnswered()
     {

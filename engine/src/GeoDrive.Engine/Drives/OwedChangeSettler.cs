@@ -48,16 +48,24 @@ internal sealed class OwedChangeSettler(
         // A settled copy owes its old key's delete: a second pass takes it in the same tick.
         for (var pass = 0; pass < 2; pass++)
         {
-            deleted += await SettleDueChangesAsync(cancellationToken);
+            var (settled, unreachable) = await SettleDueChangesAsync(cancellationToken);
+            deleted += settled;
+            if (unreachable)
+            {
+                break;
+            }
         }
         return deleted;
     }
 
-    private async Task<int> SettleDueChangesAsync(CancellationToken cancellationToken)
+    /// <summary>One batch of due changes; true when the endpoint could not be reached (the rest of the batch was not tried).</summary>
+    private async Task<(int Deleted, bool Unreachable)> SettleDueChangesAsync(CancellationToken cancellationToken)
     {
         var deleted = 0;
-        foreach (var change in owed.Due(options.TickBatchSize))
+        var due = owed.Due(options.TickBatchSize);
+        for (var i = 0; i < due.Count; i++)
         {
+            var change = due[i];
             try
             {
                 if (change.Kind == BucketChangeKind.AbortMultipartUpload)
@@ -85,9 +93,16 @@ internal sealed class OwedChangeSettler(
                     BucketChangeKind.CopyObject => $"Could not copy a renamed file's object from '{change.SourceKey}'; will retry: {ex.Message}",
                     _ => $"Could not abort an interrupted multipart upload; will retry: {ex.Message}",
                 }, ex.ErrorId);
+                if (ex.ErrorId == ErrorIds.EndpointUnreachable)
+                {
+                    // The rest would only ask the same endpoint (each for as long as a request's timeout, when it is frozen),
+                    // each with its own error line: they wait for its answer untried, and the tick goes on to its other work.
+                    owed.WaitForEndpoint(due.Skip(i + 1));
+                    return (deleted, true);
+                }
             }
         }
-        return deleted;
+        return (deleted, false);
     }
 
     /// <summary>
