@@ -79,15 +79,18 @@ public sealed class StubMarkTests(S3ServerFixture s3) : IClassFixture<S3ServerFi
         Assert.Equal(bytes, await rig.ReadAsync("new.bin"));
     }
 
-    [Fact]
-    public async Task Bytes_written_into_a_stub_while_the_service_was_down_are_kept_beside_it_and_the_stub_stays()
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public async Task Bytes_written_into_a_stub_while_the_service_was_down_are_kept_beside_it_and_the_stub_stays(bool sizeChanged)
     {
         await using var rig = new DriveRig(s3);
         var bytes = await StubbedFileAsync(rig, "report.docx", 40_000, 4);
         var written = "written while nobody watched"u8.ToArray();
 
         await rig.Engine.DisposeAsync();
-        await using (var file = new FileStream(rig.Local("report.docx"), FileMode.Open, FileAccess.Write))
+        // Over its first bytes (the same size), or appended (issue 11's sequence 13: the size changed).
+        await using (var file = new FileStream(rig.Local("report.docx"), sizeChanged ? FileMode.Append : FileMode.Open, FileAccess.Write))
         {
             await file.WriteAsync(written);
         }
@@ -96,7 +99,8 @@ public sealed class StubMarkTests(S3ServerFixture s3) : IClassFixture<S3ServerFi
 
         var kept = Assert.Single(rig.Engine.FindFiles("report (conflict *).docx"));
         var keptBytes = await File.ReadAllBytesAsync(rig.Local(kept.Path));
-        Assert.Equal(written, keptBytes[..written.Length]);
+        Assert.Equal(bytes.Length + (sizeChanged ? written.Length : 0), keptBytes.Length);
+        Assert.Equal(written, sizeChanged ? keptBytes[^written.Length..] : keptBytes[..written.Length]);
         Assert.Equal(keptBytes, await rig.ObjectBytesAsync(kept.Path));
         Assert.Equal(FileState.Stubbed, rig.StateOf("report.docx"));
         Assert.Equal(bytes, await rig.ReadAsync("report.docx"));
