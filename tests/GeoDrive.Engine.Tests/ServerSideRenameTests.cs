@@ -264,6 +264,37 @@ public sealed class ServerSideRenameTests(S3ServerFixture s3) : IClassFixture<S3
     }
 
     /// <summary>
+    /// Soak seeds 1039595146, 202268412 and 1700429339: a clean file renamed over another (its copy still owed) and renamed
+    /// on, alone or with its folder, before the copy was made. The replaced file's object under the name it passed goes;
+    /// before, nothing owed it a delete (the copy that would have replaced it was never made) and it stayed for good.
+    /// </summary>
+    [Theory]
+    [InlineData(FileState.Stubbed)]
+    [InlineData(FileState.Cached)]
+    public async Task A_file_renamed_over_another_and_renamed_on_before_its_copy_leaves_no_object_under_the_name_it_passed(FileState state)
+    {
+        await using var rig = new DriveRig(s3, Policy);
+        var incoming = DriveRig.RandomBytes(20_000, 15);
+        await rig.WriteAsync("b.bin", DriveRig.RandomBytes(10_000, 16));
+        await rig.WriteAsync("c.bin", incoming);
+        await SettleAsync(rig);
+        if (state == FileState.Stubbed)
+        {
+            await rig.Engine.StubAsync("c.bin");
+        }
+
+        Rename(rig, "c.bin", "b.bin");
+        Rename(rig, "b.bin", "d.bin");
+        await SettleAsync(rig);
+
+        Assert.Equal(incoming, await rig.ObjectBytesAsync("d.bin"));
+        Assert.Null(await rig.Store.HeadAsync("b.bin"));
+        Assert.Null(await rig.Store.HeadAsync("c.bin"));
+        Assert.Equal(incoming, await rig.ReadAsync("d.bin"));
+        Assert.Equal(0, rig.Engine.OwedBucketChangeCount);
+    }
+
+    /// <summary>
     /// CI's randomized crash run, seed 1722552388: a file whose bucket version another site wrote (and this drive
     /// synced) is replaced by a file renamed onto its name, which is then changed. Its upload replaces the version
     /// the replaced file knew: the user replaced that file. Before, it took that version for a change made

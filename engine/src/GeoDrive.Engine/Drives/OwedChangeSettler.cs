@@ -200,7 +200,7 @@ internal sealed class OwedChangeSettler(
             // A file renamed away from the key whose copy is still owed (two files swapped by three renames) needs
             // the object this copy would replace: its bytes come home first. Copied over, a stub's were lost.
             await rescueDisplaced(change.Key, path, cancellationToken);
-            FileEntry entry;
+            FileEntry? entry = null;
             Dictionary<string, string>? metadata = null;
             using (await locks.AcquireAsync(path, cancellationToken))
             {
@@ -220,30 +220,32 @@ internal sealed class OwedChangeSettler(
                         // Copied and recorded before a crash: only the old key's delete may be missing.
                         owed.OweDeletes([from]);
                     }
-                    else if (found is null)
+                    // Moved on or deleted (found is null): settled below, once the lock is free (it asks the bucket).
+                    // Otherwise changed: its upload deletes the old key once verified.
+                    if (found is not null)
                     {
-                        // Moved on or deleted. The old key goes too: its file may have been copied and recorded just before
-                        // a crash that lost the old key's delete, and deleted after the restart, when its delete owed only
-                        // the new key (soak seed 1349217573: the old key stayed in the bucket for good). A delete waits
-                        // while a file moved on still needs the old key, and ends when a file lives under it again.
-                        // After a try whose answer may have been lost, the server may have made the copy all the same,
-                        // and no file lives under its key to own it. (A file there uploads over it.)
-                        owed.OweDeletes(change.Attempts > 0 ? [from, change.Key] : [from]);
+                        owed.Done(change);
+                        return;
                     }
-                    // Otherwise changed (its upload deletes the old key once verified), deleted or moved on.
-                    owed.Done(change);
-                    return;
                 }
-                entry = current;
-                if (entry.Checksum is { } sha256)
+                else
                 {
-                    // The new path's own metadata (its policy tags may differ); a foreign object keeps its own.
-                    var mode = LocalFile.Read(LocalPath(path))?.Mode ?? UnixFileMode.UserRead | UnixFileMode.UserWrite;
-                    metadata = ObjectLayout.MetadataFor(sha256, entry.Size, entry.ModifiedUtc, mode);
-                    metadata[ObjectLayout.SiteKey] = siteId();
-                    ObjectLayout.AddTags(metadata, policy().TagsFor(path), path, entry.ModifiedUtc);
-                    ObjectLayout.AddObjectTags(metadata, policy().ObjectTagsFor(path), path, entry.ModifiedUtc);
+                    entry = current;
+                    if (entry.Checksum is { } sha256)
+                    {
+                        // The new path's own metadata (its policy tags may differ); a foreign object keeps its own.
+                        var mode = LocalFile.Read(LocalPath(path))?.Mode ?? UnixFileMode.UserRead | UnixFileMode.UserWrite;
+                        metadata = ObjectLayout.MetadataFor(sha256, entry.Size, entry.ModifiedUtc, mode);
+                        metadata[ObjectLayout.SiteKey] = siteId();
+                        ObjectLayout.AddTags(metadata, policy().TagsFor(path), path, entry.ModifiedUtc);
+                        ObjectLayout.AddObjectTags(metadata, policy().ObjectTagsFor(path), path, entry.ModifiedUtc);
+                    }
                 }
+            }
+            if (entry is null)
+            {
+                await SettleMovedOnAsync(change, cancellationToken);
+                return;
             }
             // The copy carries no condition on what it replaces (Ceph 16 takes none on a copy): what the new name
             // holds is asked first. Another site's version this drive never knew there means both changed, and both are
@@ -298,13 +300,34 @@ internal sealed class OwedChangeSettler(
     }
 
     /// <summary>
+    /// A copy whose file moved on or was deleted before it was made. The old key goes too: its file may have been copied
+    /// and recorded just before a crash that lost the old key's delete, and deleted after the restart, when its delete
+    /// owed only the new key (soak seed 1349217573: the old key stayed in the bucket for good). A delete waits while a
+    /// file moved on still needs the old key, and ends when a file lives under it again. The copy's own key goes when
+    /// what it holds is this drive's doing: after a try whose answer may have been lost (the server may have made the
+    /// copy all the same), or when it holds this site's object or a version a file replaced here knew, which the copy
+    /// was to replace (soak seeds 1039595146, 202268412, 1700429339: a file renamed over another and renamed on
+    /// before its copy left the replaced file's object for good). Another site's object there is never deleted.
+    /// </summary>
+    private async Task SettleMovedOnAsync(BucketChange change, CancellationToken cancellationToken)
+    {
+        var ownsKey = change.Attempts > 0
+            || (await store.HeadAsync(change.Key, cancellationToken) is { } there && IsThisDrivesDoing(there, change.Key));
+        owed.OweDeletes(ownsKey ? [change.SourceKey!, change.Key] : [change.SourceKey!]);
+        owed.Done(change);
+    }
+
+    /// <summary>This site's own object (an upload, or a copy), or the version a file renamed away, replaced or deleted here knew.</summary>
+    private bool IsThisDrivesDoing(ObjectInfo there, string key) =>
+        there.Metadata.GetValueOrDefault(ObjectLayout.SiteKey) == siteId() || SameETag(there.ETag, renamed.LeftVersion(key));
+
+    /// <summary>
     /// Whether a renamed file's copy may replace <paramref name="there"/>, the object its new name holds: this site's own
     /// (an earlier try of this copy, or an upload of a file gone since), the version a file renamed away, replaced or
     /// deleted here knew (<see cref="RenamedKeys.LeftVersion"/>), or the copy's very bytes.
     /// </summary>
     private bool MayReplace(ObjectInfo there, string key, FileEntry entry) =>
-        there.Metadata.GetValueOrDefault(ObjectLayout.SiteKey) == siteId()
-        || SameETag(there.ETag, renamed.LeftVersion(key))
+        IsThisDrivesDoing(there, key)
         || SameETag(there.ETag, entry.ETag)
         || (entry.Checksum is { } sha256 && string.Equals(ObjectLayout.RecordedChecksum(there), sha256, StringComparison.OrdinalIgnoreCase));
 
