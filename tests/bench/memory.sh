@@ -27,13 +27,8 @@ endpoint=http://127.0.0.1:$S3_PORT
 ak=${S3_ACCESS_KEY:-test}
 sk=${S3_SECRET_KEY:-testsecret}
 
-work=$(mktemp -d /tmp/geodrive-memory.XXXXXX)
-mkdir -p "$work/cache" "$work/mnt" "$work/home"
-sock=$work/gd.sock
-bucket=memory-$(date +%s)
-s3() { curl -sSf --aws-sigv4 "aws:amz:us-east-1:s3" --user "$ak:$sk" -H "x-amz-content-sha256: UNSIGNED-PAYLOAD" "$@"; }
-api() { curl -sSf --unix-socket "$sock" -H 'Content-Type: application/json' "$@"; }
-now() { date +%s.%N; }
+source tests/bench/lib.sh
+probe_workspace memory
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 
 cat > "$work/policy.yaml" <<EOF
@@ -46,20 +41,12 @@ spec:
   transfer: { uploadThreads: 16, restoreThreads: 16, multipart: { threshold: 64MiB, partSize: 16MiB, uploadThreads: 4, restoreThreads: 4 } }
 EOF
 
-pid=
 cleanup() {
-  api -X DELETE "http://geodrive/v1/drives/probe" >/dev/null 2>&1 || true
-  [ -n "$pid" ] && { kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; }
-  umount -l "$work/mnt" 2>/dev/null || true
-  rm -rf "$work"
+  probe_stop
   bash scripts/s3/stop-ceph-s3.sh --wipe >/dev/null 2>&1 || true
 }
 trap cleanup EXIT
-s3 -X PUT "$endpoint/$bucket" >/dev/null
-dotnet .artifacts/service/GeoDrive.Service.dll --socket "$sock" --home "$work/home" --tick 1s >"$work/service.log" 2>&1 &
-pid=$!
-for _ in $(seq 200); do [ -S "$sock" ] && break; sleep 0.1; done
-api -X POST http://geodrive/v1/drives -d "{\"name\":\"probe\",\"cachePath\":\"$work/cache\",\"mountPath\":\"$work/mnt\",\"endpoint\":\"$endpoint\",\"bucket\":\"$bucket\",\"accessKey\":\"$ak\",\"secretKey\":\"$sk\",\"policyPaths\":[\"$work/policy.yaml\"]}" >/dev/null
+probe_start
 
 kib() { awk -v k="^$1:" '$0 ~ k { print $2 }' "/proc/$pid/status"; }
 mib() { echo $(( $1 / 1024 )); }
@@ -67,13 +54,6 @@ status_field() { api "http://geodrive/v1/drives/probe/status" | python3 -c "impo
 # Polled, not awaited: the service has no event for "the bucket holds everything"; a probe may poll.
 wait_uploaded() {
   while [ "$(status_field uploadedFiles)" -lt "$1" ] || [ "$(status_field uploadQueue)" -ne 0 ]; do sleep 0.5; done
-}
-stub() {
-  for _ in $(seq 100); do
-    api -X POST http://geodrive/v1/drives/probe/files/stub -d "{\"paths\":[\"$1\"],\"literal\":true}" | grep -q '"succeeded":true' && return 0
-    sleep 0.1
-  done
-  echo "could not stub $1" >&2; return 1
 }
 rss_start=$(kib VmRSS)
 

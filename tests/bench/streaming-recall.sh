@@ -22,13 +22,8 @@ sk=${S3_SECRET_KEY:-testsecret}
 bash scripts/s3/start-ceph-s3.sh >/dev/null
 [ -f .artifacts/service/GeoDrive.Service.dll ] || dotnet publish engine/src/GeoDrive.Service -c Release -o .artifacts/service -nologo -v q
 
-work=$(mktemp -d /tmp/geodrive-streaming.XXXXXX)
-mkdir -p "$work/cache" "$work/mnt" "$work/home"
-sock=$work/gd.sock
-bucket=streaming-$(date +%s)
-s3() { curl -sSf --aws-sigv4 "aws:amz:us-east-1:s3" --user "$ak:$sk" -H "x-amz-content-sha256: UNSIGNED-PAYLOAD" "$@"; }
-api() { curl -sSf --unix-socket "$sock" -H 'Content-Type: application/json' "$@"; }
-now() { date +%s.%N; }
+source tests/bench/lib.sh
+probe_workspace streaming
 
 cat > "$work/policy.yaml" <<EOF
 apiVersion: geodrive/v1
@@ -40,41 +35,24 @@ spec:
   transfer: { restoreThreads: 8, multipart: { threshold: 64MiB, partSize: $part, uploadThreads: 4, restoreThreads: $threads } }
 EOF
 
-pid=
 cleanup() {
-  api -X DELETE "http://geodrive/v1/drives/probe" >/dev/null 2>&1 || true
-  [ -n "$pid" ] && { kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; }
-  umount -l "$work/mnt" 2>/dev/null || true
+  probe_stop
   s3 -X DELETE "$endpoint/$bucket/big.bin" >/dev/null 2>&1 || true
   s3 -X DELETE "$endpoint/$bucket" >/dev/null 2>&1 || true
-  rm -rf "$work"
 }
 trap cleanup EXIT
-s3 -X PUT "$endpoint/$bucket" >/dev/null
-dotnet .artifacts/service/GeoDrive.Service.dll --socket "$sock" --home "$work/home" --tick 1s >"$work/service.log" 2>&1 &
-pid=$!
-for _ in $(seq 200); do [ -S "$sock" ] && break; sleep 0.1; done
-
-api -X POST http://geodrive/v1/drives -d "{\"name\":\"probe\",\"cachePath\":\"$work/cache\",\"mountPath\":\"$work/mnt\",\"endpoint\":\"$endpoint\",\"bucket\":\"$bucket\",\"accessKey\":\"$ak\",\"secretKey\":\"$sk\",\"policyPaths\":[\"$work/policy.yaml\"]}" >/dev/null
+probe_start
 state() { getfattr --only-values -n user.geodrive.state "$work/mnt/big.bin" 2>/dev/null || echo "?"; }
-stub() {
-  # The mount reports a close a moment after close(2) returns; an open file is never stubbed.
-  for _ in $(seq 100); do
-    api -X POST http://geodrive/v1/drives/probe/files/stub -d '{"paths":["big.bin"],"literal":true}' | grep -q '"succeeded":true' && return 0
-    sleep 0.1
-  done
-  echo "could not stub big.bin" >&2; return 1
-}
 
 dd if=/dev/urandom of="$work/mnt/big.bin" bs=1M count="$size_mb" status=none
 expected=$(sha256sum <"$work/mnt/big.bin" | cut -d' ' -f1)
 api -X POST http://geodrive/v1/drives/probe/files/upload -d '{"paths":["big.bin"],"literal":true}' >/dev/null
-stub
+stub big.bin
 
 # Warm-up (not timed): one streamed recall, so neither figure pays the service's first-use costs (JIT, connections).
 dd if="$work/mnt/big.bin" of=/dev/null bs=1M count=1 status=none
 for _ in $(seq 1200); do [ "$(state)" = Cached ] && break; sleep 0.05; done
-stub
+stub big.bin
 
 # 2. A full recall through the control API, peak RSS of the service meanwhile.
 rss_before=$(awk '/VmRSS/ {print $2}' "/proc/$pid/status")
@@ -82,14 +60,14 @@ echo 5 >"/proc/$pid/clear_refs"
 t3=$(now); api -X POST http://geodrive/v1/drives/probe/files/recall -d '{"paths":["big.bin"],"literal":true}' >/dev/null; t4=$(now)
 hwm=$(awk '/VmHWM/ {print $2}' "/proc/$pid/status")
 recalled_state=$(state)
-stub
+stub big.bin
 
 # 1. The first 1 MiB of the stub through the mount.
 t0=$(now); dd if="$work/mnt/big.bin" of=/dev/null bs=1M count=1 status=none; t1=$(now)
 first_state=$(state)
 for _ in $(seq 1200); do [ "$(state)" = Cached ] && break; sleep 0.05; done
 t2=$(now)
-stub
+stub big.bin
 
 # 3. Reading the whole stub through the mount.
 t5=$(now); actual=$(sha256sum <"$work/mnt/big.bin" | cut -d' ' -f1); t6=$(now)
