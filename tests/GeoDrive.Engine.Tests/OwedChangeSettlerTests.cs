@@ -53,6 +53,15 @@ public sealed class OwedChangeSettlerTests(S3ServerFixture s3) : IClassFixture<S
         await _rig.Store.PutAsync(key, new MemoryStream(bytes), bytes.Length,
             ObjectLayout.MetadataFor(Convert.ToHexStringLower(SHA256.HashData(bytes)), bytes.Length, DateTimeOffset.UnixEpoch, UnixFileMode.UserRead | UnixFileMode.UserWrite));
 
+    /// <summary>A Cached file uploaded under <paramref name="from"/> and renamed to <paramref name="to"/>: its entry, and its copy owed.</summary>
+    private async Task<byte[]> CachedFileRenamedAsync(string from, string to, int seed)
+    {
+        var bytes = DriveRig.RandomBytes(3000, seed);
+        Entry(to, FileState.Cached, await PutAsync(from, bytes), bytes);
+        _owed.OweCopies([(from, to)]);
+        return bytes;
+    }
+
     private FileEntry Entry(string path, FileState state, ObjectInfo put, byte[] bytes)
     {
         var entry = new FileEntry
@@ -126,10 +135,7 @@ public sealed class OwedChangeSettlerTests(S3ServerFixture s3) : IClassFixture<S
     [Fact]
     public async Task A_copy_whose_source_another_writer_replaced_is_not_made_and_the_file_is_handed_back()
     {
-        var bytes = DriveRig.RandomBytes(3000, 4);
-        var put = await PutAsync("x.bin", bytes);
-        Entry("y.bin", FileState.Cached, put, bytes);
-        _owed.OweCopies([("x.bin", "y.bin")]);
+        var bytes = await CachedFileRenamedAsync("x.bin", "y.bin", 4);
         await PutAsync("x.bin", DriveRig.RandomBytes(3000, 5));
 
         await Settler().SettleAsync(CancellationToken.None);
@@ -142,10 +148,7 @@ public sealed class OwedChangeSettlerTests(S3ServerFixture s3) : IClassFixture<S
     [Fact]
     public async Task A_copy_onto_a_key_holding_another_sites_object_is_not_made_and_the_file_is_handed_back()
     {
-        var bytes = DriveRig.RandomBytes(3000, 7);
-        var put = await PutAsync("x.bin", bytes);
-        Entry("y.bin", FileState.Cached, put, bytes);
-        _owed.OweCopies([("x.bin", "y.bin")]);
+        var bytes = await CachedFileRenamedAsync("x.bin", "y.bin", 7);
         var theirs = DriveRig.RandomBytes(1000, 8);
         await PutAsync("y.bin", theirs);
 
@@ -160,10 +163,7 @@ public sealed class OwedChangeSettlerTests(S3ServerFixture s3) : IClassFixture<S
     [Fact]
     public async Task A_copy_onto_a_key_holding_the_version_a_rename_away_left_is_made()
     {
-        var bytes = DriveRig.RandomBytes(3000, 9);
-        var put = await PutAsync("x.bin", bytes);
-        Entry("y.bin", FileState.Cached, put, bytes);
-        _owed.OweCopies([("x.bin", "y.bin")]);
+        var bytes = await CachedFileRenamedAsync("x.bin", "y.bin", 9);
         var left = await PutAsync("y.bin", DriveRig.RandomBytes(1000, 10));
         _renamed.Left("y.bin", left.ETag);
 

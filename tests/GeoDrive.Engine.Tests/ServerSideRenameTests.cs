@@ -44,6 +44,36 @@ public sealed class ServerSideRenameTests(S3ServerFixture s3) : IClassFixture<S3
         }
     }
 
+    /// <summary>The files written and settled (uploaded); then <paramref name="stubbed"/> stubbed when the test is about stubs.</summary>
+    private static async Task WriteSettledAsync(DriveRig rig, FileState state, string stubbed, params (string Path, byte[] Bytes)[] files)
+    {
+        foreach (var (path, bytes) in files)
+        {
+            await rig.WriteAsync(path, bytes);
+        }
+        await SettleAsync(rig);
+        if (state == FileState.Stubbed)
+        {
+            await rig.Engine.StubAsync(stubbed);
+        }
+    }
+
+    /// <summary>The bucket holds <paramref name="bytes"/> under <paramref name="key"/> and nothing under <paramref name="gone"/>, the drive reads them, nothing is owed.</summary>
+    private static async Task AssertOnlyAsync(DriveRig rig, string key, byte[] bytes, params string[] gone)
+    {
+        Assert.Equal(bytes, await rig.ObjectBytesAsync(key));
+        foreach (var other in gone)
+        {
+            Assert.Null(await rig.Store.HeadAsync(other));
+        }
+        Assert.Equal(bytes, await rig.ReadAsync(key));
+        Assert.Equal(0, rig.Engine.OwedBucketChangeCount);
+    }
+
+    /// <summary>Another site or tool writes <paramref name="key"/> (an object with no site of this drive).</summary>
+    private static Task PutAsAnotherSiteAsync(DriveRig rig, string key, byte[] bytes) =>
+        rig.S3.Client.PutObjectAsync(new Amazon.S3.Model.PutObjectRequest { BucketName = rig.Bucket, Key = key, InputStream = new MemoryStream(bytes) });
+
     private static int Uploads(DriveRig rig) => rig.Engine.ReadEvents(kind: DriveEventKind.Upload).Count;
 
     [Fact]
@@ -103,7 +133,7 @@ public sealed class ServerSideRenameTests(S3ServerFixture s3) : IClassFixture<S3
         // Uploads wait for their settle (30 s on the rig's clock): nothing goes up between the renames.
         await using var rig = new DriveRig(s3);
         var theirs = "written by another site, synced here"u8.ToArray();
-        await rig.S3.Client.PutObjectAsync(new Amazon.S3.Model.PutObjectRequest { BucketName = rig.Bucket, Key = "a.bin", InputStream = new MemoryStream(theirs) });
+        await PutAsAnotherSiteAsync(rig, "a.bin", theirs);
         await rig.Engine.BeforeEnumerateAsync("", rig.Caller);
         Assert.Equal(FileState.Stubbed, rig.StateOf("a.bin"));
         if (moved == FileState.Cached)
@@ -150,7 +180,7 @@ public sealed class ServerSideRenameTests(S3ServerFixture s3) : IClassFixture<S3
         await rig.WriteAsync("b.bin", changed);
         Rename(rig, "b.bin", "c.bin");
         var theirs = "another site's new c.bin"u8.ToArray();
-        await rig.S3.Client.PutObjectAsync(new Amazon.S3.Model.PutObjectRequest { BucketName = rig.Bucket, Key = "c.bin", InputStream = new MemoryStream(theirs) });
+        await PutAsAnotherSiteAsync(rig, "c.bin", theirs);
 
         // Settled twice: the conflict copy waits out its own settle.
         for (var i = 0; i < 2; i++)
@@ -179,16 +209,11 @@ public sealed class ServerSideRenameTests(S3ServerFixture s3) : IClassFixture<S3
     {
         await using var rig = new DriveRig(s3, Policy);
         var mine = DriveRig.RandomBytes(30_000, 13);
-        await rig.WriteAsync("a.bin", mine);
-        await SettleAsync(rig);
-        if (state == FileState.Stubbed)
-        {
-            await rig.Engine.StubAsync("a.bin");
-        }
+        await WriteSettledAsync(rig, state, "a.bin", ("a.bin", mine));
 
         Rename(rig, "a.bin", "c.bin");
         var theirs = "another site's new c.bin"u8.ToArray();
-        await rig.S3.Client.PutObjectAsync(new Amazon.S3.Model.PutObjectRequest { BucketName = rig.Bucket, Key = "c.bin", InputStream = new MemoryStream(theirs) });
+        await PutAsAnotherSiteAsync(rig, "c.bin", theirs);
         for (var i = 0; i < 2; i++)
         {
             rig.Clock.Advance(TimeSpan.FromMinutes(1));
@@ -215,7 +240,7 @@ public sealed class ServerSideRenameTests(S3ServerFixture s3) : IClassFixture<S3
     {
         await using var rig = new DriveRig(s3, Policy);
         var theirs = "b, as another site wrote it"u8.ToArray();
-        await rig.S3.Client.PutObjectAsync(new Amazon.S3.Model.PutObjectRequest { BucketName = rig.Bucket, Key = "b.bin", InputStream = new MemoryStream(theirs) });
+        await PutAsAnotherSiteAsync(rig, "b.bin", theirs);
         await rig.Engine.BeforeEnumerateAsync("", rig.Caller);
         Assert.Equal(theirs, await rig.ReadAsync("b.bin"));
 
@@ -242,25 +267,14 @@ public sealed class ServerSideRenameTests(S3ServerFixture s3) : IClassFixture<S3
     public async Task A_renamed_file_replaced_by_another_rename_before_its_copy_leaves_no_old_key(FileState state)
     {
         await using var rig = new DriveRig(s3, Policy);
-        var replaced = DriveRig.RandomBytes(30_000, 8);
         var incoming = DriveRig.RandomBytes(20_000, 9);
-        await rig.WriteAsync("a.bin", replaced);
-        await rig.WriteAsync("c.bin", incoming);
-        await SettleAsync(rig);
-        if (state == FileState.Stubbed)
-        {
-            await rig.Engine.StubAsync("a.bin");
-        }
+        await WriteSettledAsync(rig, state, "a.bin", ("a.bin", DriveRig.RandomBytes(30_000, 8)), ("c.bin", incoming));
 
         Rename(rig, "a.bin", "b.bin");
         Rename(rig, "c.bin", "b.bin");
         await SettleAsync(rig);
 
-        Assert.Equal(incoming, await rig.ObjectBytesAsync("b.bin"));
-        Assert.Null(await rig.Store.HeadAsync("a.bin"));
-        Assert.Null(await rig.Store.HeadAsync("c.bin"));
-        Assert.Equal(incoming, await rig.ReadAsync("b.bin"));
-        Assert.Equal(0, rig.Engine.OwedBucketChangeCount);
+        await AssertOnlyAsync(rig, "b.bin", incoming, "a.bin", "c.bin");
     }
 
     /// <summary>
@@ -275,23 +289,13 @@ public sealed class ServerSideRenameTests(S3ServerFixture s3) : IClassFixture<S3
     {
         await using var rig = new DriveRig(s3, Policy);
         var incoming = DriveRig.RandomBytes(20_000, 15);
-        await rig.WriteAsync("b.bin", DriveRig.RandomBytes(10_000, 16));
-        await rig.WriteAsync("c.bin", incoming);
-        await SettleAsync(rig);
-        if (state == FileState.Stubbed)
-        {
-            await rig.Engine.StubAsync("c.bin");
-        }
+        await WriteSettledAsync(rig, state, "c.bin", ("b.bin", DriveRig.RandomBytes(10_000, 16)), ("c.bin", incoming));
 
         Rename(rig, "c.bin", "b.bin");
         Rename(rig, "b.bin", "d.bin");
         await SettleAsync(rig);
 
-        Assert.Equal(incoming, await rig.ObjectBytesAsync("d.bin"));
-        Assert.Null(await rig.Store.HeadAsync("b.bin"));
-        Assert.Null(await rig.Store.HeadAsync("c.bin"));
-        Assert.Equal(incoming, await rig.ReadAsync("d.bin"));
-        Assert.Equal(0, rig.Engine.OwedBucketChangeCount);
+        await AssertOnlyAsync(rig, "d.bin", incoming, "b.bin", "c.bin");
     }
 
     /// <summary>
@@ -308,7 +312,7 @@ public sealed class ServerSideRenameTests(S3ServerFixture s3) : IClassFixture<S3
         await rig.WriteAsync("c.bin", "c"u8.ToArray());
         await SettleAsync(rig);
         var theirs = "b, as another site wrote it"u8.ToArray();
-        await rig.S3.Client.PutObjectAsync(new Amazon.S3.Model.PutObjectRequest { BucketName = rig.Bucket, Key = "b.bin", InputStream = new MemoryStream(theirs) });
+        await PutAsAnotherSiteAsync(rig, "b.bin", theirs);
         Assert.Equal(theirs, await rig.ReadAsync("b.bin"));
 
         Rename(rig, "c.bin", "b.bin");
