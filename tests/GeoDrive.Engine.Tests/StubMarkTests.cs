@@ -79,6 +79,32 @@ public sealed class StubMarkTests(S3ServerFixture s3) : IClassFixture<S3ServerFi
         Assert.Equal(bytes, await rig.ReadAsync("new.bin"));
     }
 
+    /// <summary>
+    /// Issue 11's sequence 7: a recalled file's bytes are on the disk before the index records it Cached (a power cut
+    /// after that must not leave a "Cached" file of zeros). At the moment the entry is written Cached, the kernel's page
+    /// cache (cachestat) holds no page of the file that is still dirty or under writeback. Without the recall's fsync,
+    /// 1,024 pages were.
+    /// </summary>
+    [Fact]
+    public async Task A_recalled_file_is_on_disk_when_the_index_records_it_Cached_moment_caught_by_a_hooked_index()
+    {
+        await using var rig = new DriveRig(s3, hookedIndex: true);
+        var bytes = await StubbedFileAsync(rig, "scan.tif", 4 << 20, 17);
+        long? notOnDisk = null;
+        rig.Hooks!.BeforePut = entry =>
+        {
+            if (entry is { Path: "scan.tif", State: FileState.Cached })
+            {
+                notOnDisk ??= PageCache.PagesNotOnDisk(rig.Local("scan.tif"));
+            }
+        };
+
+        await rig.Engine.RecallAsync("scan.tif");
+
+        Assert.Equal(0, notOnDisk);
+        Assert.Equal(bytes, await File.ReadAllBytesAsync(rig.Local("scan.tif")));
+    }
+
     [Theory]
     [InlineData(false)]
     [InlineData(true)]

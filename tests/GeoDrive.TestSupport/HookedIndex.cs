@@ -5,20 +5,31 @@ using GeoDrive.State;
 namespace GeoDrive.TestSupport;
 
 /// <summary>
-/// The real LiteDB index and journal with a hook before an entry is deleted: forces an interleaving (another
-/// engine call between a file's delete being journaled and its entry going) that real timing hits only rarely.
-/// Tests that use it say so in their names.
+/// The real LiteDB index and journal with hooks before an entry is written or deleted: forces an interleaving (another
+/// engine call between a file's delete being journaled and its entry going) that real timing hits only rarely, or
+/// catches the moment an entry is written. Tests that use it say so in their names.
 /// </summary>
 public sealed class HookedIndex(LiteDbFileIndex inner) : IFileIndex, IBucketJournal
 {
     /// <summary>Called with the path before the inner index deletes its entry.</summary>
     public Action<string>? BeforeDelete { get; set; }
 
+    /// <summary>Called with the entry before the inner index writes it (at once or deferred).</summary>
+    public Action<FileEntry>? BeforePut { get; set; }
+
     public FileEntry? Get(string path) => inner.Get(path);
 
-    public void Put(FileEntry entry) => inner.Put(entry);
+    public void Put(FileEntry entry)
+    {
+        BeforePut?.Invoke(entry);
+        inner.Put(entry);
+    }
 
-    public void PutDeferred(FileEntry entry) => inner.PutDeferred(entry);
+    public void PutDeferred(FileEntry entry)
+    {
+        BeforePut?.Invoke(entry);
+        inner.PutDeferred(entry);
+    }
 
     public bool Delete(string path)
     {
