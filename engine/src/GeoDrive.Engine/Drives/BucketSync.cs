@@ -175,6 +175,13 @@ internal sealed class BucketSync(
         {
             return entry;
         }
+        if (entry.ObjectKey is { } recorded && recorded != KeyFor(path))
+        {
+            // Renamed, its copy still owed: the object under its old key is no version of it (the old name's new file,
+            // or another site's write there). Its copy, pinned to the version it records, settles it (soak seed
+            // 1058385569: an open took the old name's new file for a newer version and replaced the renamed file's bytes).
+            return entry;
+        }
         _pathsChecked.Mark(path, now, updateWait);
         var key = entry.ObjectKey ?? KeyFor(path);
         ObjectInfo? head;

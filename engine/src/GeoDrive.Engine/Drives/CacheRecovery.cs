@@ -70,6 +70,13 @@ internal sealed class CacheRecovery(
                     report.ChangedFound++;
                     continue;
                 }
+                if (entry.State is FileState.Cached && !excluded)
+                {
+                    // Its bytes in the bucket are still under that key: an upload to the key brings them home first (as for
+                    // a stub, tracked below). Not tracked, an upload of a new file under the old name replaced them (soak
+                    // seed 1058385569).
+                    renamed.Track(entry);
+                }
                 if (entry.State is FileState.Cached or FileState.Stubbed or FileState.Recalling && !excluded && !owed.IsCopyOwedTo(KeyFor(entry.Path)))
                 {
                     // Renamed clean, its copy not journaled (a crash between the index's rename and the journal): owed now.
