@@ -299,13 +299,46 @@ public sealed class ServerSideRenameTests(S3ServerFixture s3) : IClassFixture<S3
     }
 
     /// <summary>
+    /// Soak seed 1058385569: a clean file renamed (its copy owed), the service restarted, and a new file written under the
+    /// old name and uploaded before the copy was made. The renamed file's bytes must survive: a stub's are brought home
+    /// before the old key is overwritten, and an open never takes the new object under the old key for a newer version
+    /// of the renamed file. Before, recovery forgot that a renamed Cached file still held its old key, the upload
+    /// replaced the object, and the next open replaced the renamed file's bytes with the new file's.
+    /// </summary>
+    [Theory]
+    [InlineData(FileState.Stubbed)]
+    [InlineData(FileState.Cached)]
+    public async Task A_renamed_file_keeps_its_bytes_when_after_a_restart_a_new_file_under_its_old_name_goes_up_before_its_copy(FileState state)
+    {
+        await using var rig = new DriveRig(s3, Policy.Replace("settle: 0s", "settle: 0s, updateWait: 0s"));
+        var moved = DriveRig.RandomBytes(30_000, 17);
+        await WriteSettledAsync(rig, state, "x.bin", ("x.bin", moved));
+
+        Rename(rig, "x.bin", "z.bin");
+        await rig.RestartAsync();
+        var newcomer = DriveRig.RandomBytes(20_000, 18);
+        await rig.WriteAsync("x.bin", newcomer);
+        await rig.Engine.UploadAsync("x.bin");
+
+        Assert.Equal(moved, await rig.ReadAsync("z.bin"));
+        await SettleAsync(rig);
+        Assert.Equal(moved, await rig.ReadAsync("z.bin"));
+        Assert.Equal(moved, await rig.ObjectBytesAsync("z.bin"));
+        Assert.Equal(newcomer, await rig.ObjectBytesAsync("x.bin"));
+        Assert.Equal(0, rig.Engine.OwedBucketChangeCount);
+    }
+
+    /// <summary>
     /// CI's randomized crash run, seed 1722552388: a file whose bucket version another site wrote (and this drive
     /// synced) is replaced by a file renamed onto its name, which is then changed. Its upload replaces the version
     /// the replaced file knew: the user replaced that file. Before, it took that version for a change made
-    /// elsewhere, kept the new bytes as a conflict copy and showed the other site's version under the name.
+    /// elsewhere, kept the new bytes as a conflict copy and showed the other site's version under the name. With a
+    /// restart between the rename and the change (soak seed 1715731933), what the replaced file knew must outlive it.
     /// </summary>
-    [Fact]
-    public async Task A_changed_file_renamed_over_a_file_whose_version_another_site_wrote_replaces_that_version_without_a_conflict()
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public async Task A_changed_file_renamed_over_a_file_whose_version_another_site_wrote_replaces_that_version_without_a_conflict(bool restartBetween)
     {
         await using var rig = new DriveRig(s3, Policy.Replace("settle: 0s", "settle: 0s, updateWait: 0s"));
         await rig.WriteAsync("b.bin", "b, first"u8.ToArray());
@@ -316,6 +349,10 @@ public sealed class ServerSideRenameTests(S3ServerFixture s3) : IClassFixture<S3
         Assert.Equal(theirs, await rig.ReadAsync("b.bin"));
 
         Rename(rig, "c.bin", "b.bin");
+        if (restartBetween)
+        {
+            await rig.RestartAsync();
+        }
         var changed = DriveRig.RandomBytes(10_000, 10);
         await rig.WriteAsync("b.bin", changed);
         await SettleAsync(rig);

@@ -33,6 +33,7 @@ internal static class Samples
         ObjectKey = "drives/finance/Q4/report.pdf",
         ETag = "\"3858f62230ac3c915f300c664312c63f-2\"",
         VersionId = "3/L4kqtJlcpXroDTDmJ+rmSpXd3dIbrHY+MTRCxf3vjVBH40Nr8X8gdRQBpUMLUo",
+        ReplacesETag = "\"0cc175b9c0f1b6a831c399e269772661\"",
         FailedAttempts = 3,
         NextAttemptUtc = new DateTimeOffset(2026, 1, 1, 0, 0, 0, TimeSpan.FromHours(5.5)).AddTicks(3),
         LastError = "ObjectMismatch: ETag changed during upload",

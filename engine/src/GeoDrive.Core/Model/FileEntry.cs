@@ -24,6 +24,13 @@ public sealed class FileEntry
     public string? ETag { get; set; }
     public string? VersionId { get; set; }
 
+    /// <summary>
+    /// The version (ETag) of its own name's object that the file may replace although it never knew it: the version
+    /// the file it replaced there by a rename knew. Kept in the index, so a restart does not turn the user's
+    /// replacement into a conflict; cleared once the file's own bytes are under its name.
+    /// </summary>
+    public string? ReplacesETag { get; set; }
+
     public int FailedAttempts { get; set; }
     public DateTimeOffset? NextAttemptUtc { get; set; }
     public string? LastError { get; set; }

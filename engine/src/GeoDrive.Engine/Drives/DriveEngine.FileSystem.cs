@@ -292,6 +292,7 @@ public sealed partial class DriveEngine : IDriveFileSystem
         var held = EntriesAt(oldPath, isDirectory).Append(newPath).Distinct(StringComparer.Ordinal).Order(StringComparer.Ordinal)
             .Select(path => _locks.AcquireAsync(path).GetAwaiter().GetResult()).ToList();
         int moved;
+        string? replacedVersion = null;
         try
         {
             if (!isDirectory && _index.Get(newPath) is { ObjectKey: { } replacedKey } replaced && _index.Get(oldPath) is not null)
@@ -307,6 +308,7 @@ public sealed partial class DriveEngine : IDriveFileSystem
                 {
                     // Its own name's key is the incoming file's to overwrite, the version it knew there included.
                     _renamed.ReplacedAt(replacedKey, replaced.ETag);
+                    replacedVersion = replaced.ETag;
                 }
             }
             // Before the index shows the new name, so no stub scan can find it without its open handles.
@@ -333,6 +335,13 @@ public sealed partial class DriveEngine : IDriveFileSystem
             {
                 if (_index.Get(path) is { } entry)
                 {
+                    // What it may replace under a name it left is no longer its; under the name it took, the replaced file's version (soak seed
+                    // 1715731933: kept in memory only, it was lost in a restart and the user's replacement became a conflict).
+                    if (entry.ReplacesETag != replacedVersion)
+                    {
+                        entry.ReplacesETag = replacedVersion;
+                        _life.Save(entry);
+                    }
                     RenamedLocked(entry, oldPath + path[newPath.Length..], copies, strays);
                 }
             }

@@ -87,9 +87,9 @@ public sealed partial class DriveEngine
             _life.Apply(entry, FileChange.UploadStarted, deferred: true);
             generation = entry.Generation;
             // The version of the key this file last knew (uploaded, recalled or synced), or, for a file renamed onto
-            // the name, the version the file renamed away from it knew (its bytes are safe: rescued below, or copied):
+            // the name, the version the file it replaced there knew (kept in its entry), or the one the file renamed away from it knew (its bytes are safe: rescued below, or copied):
             // another one there now is a conflict.
-            knownETag = entry.ObjectKey == key ? entry.ETag : _renamed.LeftVersion(key);
+            knownETag = entry.ObjectKey == key ? entry.ETag : entry.ReplacesETag ?? _renamed.LeftVersion(key);
             neverUploaded = entry.ObjectKey is null;
         }
 
@@ -261,6 +261,7 @@ public sealed partial class DriveEngine
                 _owedChanges.OweDeletes([previous]);
             }
             _renamed.VersionGone(key);
+            entry.ReplacesETag = null;
             entry.Size = local.Size;
             entry.ModifiedUtc = local.ModifiedUtc;
             entry.Checksum = hashes.Sha256;

@@ -288,6 +288,7 @@ internal sealed class OwedChangeSettler(
                     return;
                 }
                 now.ObjectKey = change.Key;
+                now.ReplacesETag = null;
                 now.ETag = copied.ETag;
                 now.VersionId = copied.VersionId;
                 life.Save(now);
@@ -324,11 +325,12 @@ internal sealed class OwedChangeSettler(
     /// <summary>
     /// Whether a renamed file's copy may replace <paramref name="there"/>, the object its new name holds: this site's own
     /// (an earlier try of this copy, or an upload of a file gone since), the version a file renamed away, replaced or
-    /// deleted here knew (<see cref="RenamedKeys.LeftVersion"/>), or the copy's very bytes.
+    /// deleted here knew (<see cref="RenamedKeys.LeftVersion"/>, <see cref="FileEntry.ReplacesETag"/>), or the copy's very bytes.
     /// </summary>
     private bool MayReplace(ObjectInfo there, string key, FileEntry entry) =>
         IsThisDrivesDoing(there, key)
         || SameETag(there.ETag, entry.ETag)
+        || SameETag(there.ETag, entry.ReplacesETag)
         || (entry.Checksum is { } sha256 && string.Equals(ObjectLayout.RecordedChecksum(there), sha256, StringComparison.OrdinalIgnoreCase));
 
     private static bool SameETag(string? a, string? b) =>

@@ -31,6 +31,7 @@ internal static class FileEntryDocument
         SetIfNotNull(doc, "key", entry.ObjectKey);
         SetIfNotNull(doc, "etag", entry.ETag);
         SetIfNotNull(doc, "versionId", entry.VersionId);
+        SetIfNotNull(doc, "replacesEtag", entry.ReplacesETag);
         SetIfNotNull(doc, "nextAttempt", Ticks.From(entry.NextAttemptUtc));
         SetIfNotNull(doc, "lastError", entry.LastError);
         return doc;
@@ -50,6 +51,7 @@ internal static class FileEntryDocument
         ObjectKey = StringOrNull(doc["key"]),
         ETag = StringOrNull(doc["etag"]),
         VersionId = StringOrNull(doc["versionId"]),
+        ReplacesETag = StringOrNull(doc["replacesEtag"]),
         FailedAttempts = doc["failedAttempts"].AsInt32,
         NextAttemptUtc = Ticks.ToNullable(doc["nextAttempt"]),
         LastError = StringOrNull(doc["lastError"]),
