@@ -166,6 +166,43 @@ public sealed class ServerSideRenameTests(S3ServerFixture s3) : IClassFixture<S3
     }
 
     /// <summary>
+    /// Soak seed 424208148: as above, but the moved file's copy is made and the service restarts before the changed file
+    /// goes up. The version left under the name is kept in the changed file's entry; before, it was in memory only, and
+    /// the upload took it for another site's change (a conflict copy no user made).
+    /// </summary>
+    [Fact]
+    public async Task A_changed_file_renamed_onto_a_name_another_file_left_replaces_its_object_without_a_conflict_after_a_restart()
+    {
+        // Uploads wait for their settle (30 s on the rig's clock): only the moved file's copy is made before the restart.
+        await using var rig = new DriveRig(s3);
+        var theirs = "written by another site, synced here"u8.ToArray();
+        await PutAsAnotherSiteAsync(rig, "a.bin", theirs);
+        await rig.Engine.BeforeEnumerateAsync("", rig.Caller);
+        Assert.Equal(theirs, await rig.ReadAsync("a.bin"));
+        await rig.WriteAsync("b.bin", "b, first"u8.ToArray());
+        Assert.Equal(FileState.Cached, (await rig.Engine.UploadAsync("b.bin")).State);
+        var changed = DriveRig.RandomBytes(40_000, 19);
+        await rig.WriteAsync("b.bin", changed);
+
+        Rename(rig, "a.bin", "moved/a.bin");
+        Rename(rig, "b.bin", "a.bin");
+        await rig.Engine.TickAsync();
+        Assert.Equal(theirs, await rig.ObjectBytesAsync("moved/a.bin"));
+        await rig.RestartAsync();
+        for (var i = 0; i < 2; i++)
+        {
+            rig.Clock.Advance(TimeSpan.FromMinutes(1));
+            await SettleAsync(rig);
+        }
+
+        Assert.Empty(rig.Engine.FindFiles("*conflict*"));
+        Assert.Equal(changed, await rig.ObjectBytesAsync("a.bin"));
+        Assert.Equal(theirs, await rig.ObjectBytesAsync("moved/a.bin"));
+        Assert.Null(await rig.Store.HeadAsync("b.bin"));
+        Assert.Equal(0, rig.Engine.OwedBucketChangeCount);
+    }
+
+    /// <summary>
     /// The same soak failure's second half: a changed file renamed onto a name where another site really did write
     /// meanwhile keeps both (the conflict rule), and its old key still goes once its bytes are up under the
     /// conflict name. Before, the conflict copy forgot the old key, which stayed in the bucket for good.

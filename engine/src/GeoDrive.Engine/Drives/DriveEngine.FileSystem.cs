@@ -335,11 +335,13 @@ public sealed partial class DriveEngine : IDriveFileSystem
             {
                 if (_index.Get(path) is { } entry)
                 {
-                    // What it may replace under a name it left is no longer its; under the name it took, the replaced file's version (soak seed
-                    // 1715731933: kept in memory only, it was lost in a restart and the user's replacement became a conflict).
-                    if (entry.ReplacesETag != replacedVersion)
+                    // What it may replace under a name it left is no longer its; under the name it took, the replaced file's version, or
+                    // the one a file renamed away from that name left there (soak seeds 1715731933, 424208148: kept in memory only,
+                    // it was lost in a restart and the user's replacement became a conflict).
+                    var replaces = replacedVersion ?? _renamed.LeftVersion(KeyFor(path));
+                    if (entry.ReplacesETag != replaces)
                     {
-                        entry.ReplacesETag = replacedVersion;
+                        entry.ReplacesETag = replaces;
                         _life.Save(entry);
                     }
                     RenamedLocked(entry, oldPath + path[newPath.Length..], copies, strays);
