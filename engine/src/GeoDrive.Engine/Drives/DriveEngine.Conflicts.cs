@@ -52,7 +52,7 @@ public sealed partial class DriveEngine
         var current = await _store.HeadAsync(key, cancellationToken);
         if (current is null
             || current.Metadata.GetValueOrDefault(ObjectLayout.SiteKey) == SiteId
-            || (knownETag is not null && string.Equals(current.ETag?.Trim('"'), knownETag.Trim('"'), StringComparison.OrdinalIgnoreCase))
+            || ObjectLayout.SameETag(current.ETag, knownETag)
             || string.Equals(ObjectLayout.RecordedChecksum(current), sha256, StringComparison.OrdinalIgnoreCase))
         {
             return new BucketComparison(current, null, false);

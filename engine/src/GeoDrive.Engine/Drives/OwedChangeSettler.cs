@@ -320,7 +320,7 @@ internal sealed class OwedChangeSettler(
 
     /// <summary>This site's own object (an upload, or a copy), or the version a file renamed away, replaced or deleted here knew.</summary>
     private bool IsThisDrivesDoing(ObjectInfo there, string key) =>
-        there.Metadata.GetValueOrDefault(ObjectLayout.SiteKey) == siteId() || SameETag(there.ETag, renamed.LeftVersion(key));
+        there.Metadata.GetValueOrDefault(ObjectLayout.SiteKey) == siteId() || ObjectLayout.SameETag(there.ETag, renamed.LeftVersion(key));
 
     /// <summary>
     /// Whether a renamed file's copy may replace <paramref name="there"/>, the object its new name holds: this site's own
@@ -329,12 +329,10 @@ internal sealed class OwedChangeSettler(
     /// </summary>
     private bool MayReplace(ObjectInfo there, string key, FileEntry entry) =>
         IsThisDrivesDoing(there, key)
-        || SameETag(there.ETag, entry.ETag)
-        || SameETag(there.ETag, entry.ReplacesETag)
+        || ObjectLayout.SameETag(there.ETag, entry.ETag)
+        || ObjectLayout.SameETag(there.ETag, entry.ReplacesETag)
         || (entry.Checksum is { } sha256 && string.Equals(ObjectLayout.RecordedChecksum(there), sha256, StringComparison.OrdinalIgnoreCase));
 
-    private static bool SameETag(string? a, string? b) =>
-        a is not null && b is not null && string.Equals(a.Trim('"'), b.Trim('"'), StringComparison.OrdinalIgnoreCase);
 
     /// <summary>The drive path a key of this drive's prefix names, or null for a key that names none.</summary>
     private string? OwnPathOf(string key)
