@@ -390,6 +390,29 @@ public sealed class BucketJournalTests(S3ServerFixture s3) : IClassFixture<S3Ser
     }
 
     [Fact]
+    public async Task A_stub_renamed_to_an_excluded_name_whose_folder_moves_on_disk_before_it_came_home_comes_home_under_the_new_folder_and_the_tick_goes_on()
+    {
+        await using var rig = new DriveRig(s3, SettleZero);
+        var bytes = DriveRig.RandomBytes(20_000, 23);
+        await rig.WriteAsync("old/notes.txt", bytes);
+        await UploadAllAsync(rig);
+        await rig.Engine.StubAsync("old/notes.txt");
+        File.Move(rig.Local("old/notes.txt"), rig.Local("old/notes.tmp"));
+        rig.Engine.Renamed("old/notes.txt", "old/notes.tmp", rig.Caller, isDirectory: false);
+
+        // The mount renames on disk before it tells the engine (soak seed 999081977): the tick's recall finds no file.
+        Directory.Move(rig.Local("old"), rig.Local("new"));
+        await rig.Engine.TickAsync();
+        rig.Engine.Renamed("old", "new", rig.Caller, isDirectory: true);
+        await UploadAllAsync(rig);
+        await UploadAllAsync(rig);
+
+        Assert.Equal(FileState.Excluded, rig.StateOf("new/notes.tmp"));
+        Assert.Equal(bytes, await File.ReadAllBytesAsync(rig.Local("new/notes.tmp")));
+        Assert.Null(await rig.ObjectBytesAsync("old/notes.txt"));
+    }
+
+    [Fact]
     public async Task A_stub_renamed_to_an_excluded_name_that_is_written_right_after_it_came_home_leaves_no_old_object()
     {
         await using var rig = new DriveRig(s3, SettleZero);

@@ -168,6 +168,90 @@ public sealed class StubMarkTests(S3ServerFixture s3) : IClassFixture<S3ServerFi
         Assert.Equal("theirs, newer"u8.ToArray(), await rig.ReadAsync("plan.txt"));
     }
 
+    private const string TwoRanges = """
+        apiVersion: geodrive/v1
+        kind: CloudDrivePolicy
+        metadata: { name: stub-mark-tests }
+        spec:
+          stubbing: { enabled: true, accessWait: 1h }
+          transfer: { multipart: { threshold: 5MiB, partSize: 5MiB, restoreThreads: 1 } }
+        """;
+
+    /// <summary>
+    /// The mount renames on disk first and tells the engine after: a folder renamed while a recall of a file in it
+    /// is in flight moves the cache file under the recall (soak seed 999081977). The hooked store names the moment:
+    /// the folder moves when the first range is asked for, as the mount would.
+    /// </summary>
+    private async Task<(DriveRig Rig, MovingStore Store, byte[] Bytes)> StubInAFolderRenamedMidRecallAsync(int size, int seed)
+    {
+        MovingStore store = null!;
+        var rig = new DriveRig(s3, TwoRanges, multipartThreshold: 5L << 20, storeInFront: s => store = new MovingStore(s));
+        var bytes = await StubbedFileAsync(rig, "old/a.bin", size, seed);
+        store.OnFirstGet = () => Directory.Move(rig.Local("old"), rig.Local("new"));
+        return (rig, store, bytes);
+    }
+
+    [Fact]
+    public async Task A_stub_whose_folder_is_renamed_on_disk_while_its_recall_completes_ends_Cached_with_its_bytes_and_no_conflict_copy_after_a_restart_moment_forced_by_a_hooked_store()
+    {
+        var (rig, _, bytes) = await StubInAFolderRenamedMidRecallAsync(10 << 20, 21);
+        await using var _ = rig;
+
+        await Record.ExceptionAsync(() => rig.Engine.RecallAsync("old/a.bin"));
+        rig.Engine.Renamed("old", "new", rig.Caller, isDirectory: true);
+
+        Assert.Equal(FileState.Cached, rig.StateOf("new/a.bin"));
+        Assert.Null(StubMark.Read(rig.Local("new/a.bin")));
+        await rig.RestartAsync();
+        await SettleAsync(rig);
+        Assert.Equal(["a.bin"], Directory.GetFiles(rig.Local("new")).Select(Path.GetFileName));
+        Assert.Equal(bytes, await rig.ReadAsync("new/a.bin"));
+    }
+
+    [Fact]
+    public async Task A_stub_whose_folder_is_renamed_on_disk_while_its_recall_fails_is_a_stub_again_and_no_conflict_copy_after_a_restart_moment_forced_by_a_hooked_store()
+    {
+        var (rig, store, bytes) = await StubInAFolderRenamedMidRecallAsync(10 << 20, 22);
+        await using var _ = rig;
+        store.FailAfterFirstGet = true;
+
+        await Record.ExceptionAsync(() => rig.Engine.RecallAsync("old/a.bin"));
+        rig.Engine.Renamed("old", "new", rig.Caller, isDirectory: true);
+
+        Assert.Equal(FileState.Stubbed, rig.StateOf("new/a.bin"));
+        Assert.True(StubMark.Read(rig.Local("new/a.bin"))?.IsPlaceholder(LocalFile.Read(rig.Local("new/a.bin"))!.Value), "the recall's first bytes were left in a marked file");
+        Assert.Equal(0, rig.AllocatedBlocks("new/a.bin"));
+        store.FailAfterFirstGet = false;
+        await rig.RestartAsync();
+        await SettleAsync(rig);
+        Assert.Equal(["a.bin"], Directory.GetFiles(rig.Local("new")).Select(Path.GetFileName));
+        Assert.Equal(bytes, await rig.ReadAsync("new/a.bin"));
+    }
+
+    /// <summary>Runs <see cref="OnFirstGet"/> before the first ranged GET; then, if asked, fails every later one as an outage would.</summary>
+    private sealed class MovingStore(IObjectStore inner) : ForwardingStore(inner)
+    {
+        private int _gets;
+
+        public Action? OnFirstGet { get; set; }
+
+        public bool FailAfterFirstGet { get; set; }
+
+        public override async Task GetAsync(string key, Stream destination, long offset, long? length, ObjectVersion expected, CancellationToken cancellationToken = default)
+        {
+            var first = Interlocked.Increment(ref _gets) == 1;
+            if (first)
+            {
+                OnFirstGet?.Invoke();
+            }
+            else if (FailAfterFirstGet)
+            {
+                throw new GeoDriveException(ErrorIds.EndpointUnreachable, ErrorKind.ResourceUnavailable, "The S3 endpoint cannot be reached (stand-in).", "None: a test.");
+            }
+            await base.GetAsync(key, destination, offset, length, expected, cancellationToken);
+        }
+    }
+
     [Fact]
     public async Task A_stub_carries_its_mark_and_a_recalled_file_does_not()
     {

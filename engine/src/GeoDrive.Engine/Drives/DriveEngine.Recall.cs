@@ -3,6 +3,7 @@ using GeoDrive.Core.Model;
 using GeoDrive.Core.Paths;
 using GeoDrive.Engine.Files;
 using GeoDrive.Engine.Layout;
+using Microsoft.Win32.SafeHandles;
 
 namespace GeoDrive.Engine.Drives;
 
@@ -191,13 +192,21 @@ public sealed partial class DriveEngine
             }
             entry.Checksum ??= sha256;
             // On disk before the index says Cached and the mark goes: a power cut must not leave a "Cached" file of zeros.
-            using (var handle = BeneathCache.OpenHandle(Options.CachePath, localPath, FileMode.Open, FileAccess.ReadWrite))
-            using (var written = new FileStream(handle, FileAccess.ReadWrite, bufferSize: 0))
+            // Through the recall's own handle: a rename on disk the index has not heard of yet moved the file, not its bytes.
+            var handle = session.File ?? BeneathCache.OpenHandle(Options.CachePath, localPath, FileMode.Open, FileAccess.ReadWrite);
+            try
             {
                 File.SetLastWriteTimeUtc(handle, entry.ModifiedUtc.UtcDateTime);
-                written.Flush(flushToDisk: true);
+                RandomAccess.FlushToDisk(handle);
+                StubMark.Clear(handle);
             }
-            StubMark.Clear(localPath);
+            finally
+            {
+                if (handle != session.File)
+                {
+                    handle.Dispose();
+                }
+            }
         }
         catch (Exception ex)
         {
@@ -205,7 +214,7 @@ public sealed partial class DriveEngine
             {
                 if (entry is { State: FileState.Recalling })
                 {
-                    RecallFailedLocked(entry, key, ex);
+                    RecallFailedLocked(entry, key, ex, session.File);
                 }
             }
             finally
@@ -245,10 +254,15 @@ public sealed partial class DriveEngine
     /// A recall that failed: the file is a clean stub again (partial bytes are never taken for its data). A cache
     /// file deleted meanwhile is not made again; its delete, waiting for the lock, forgets the entry.
     /// </summary>
-    private void RecallFailedLocked(FileEntry entry, string key, Exception ex)
+    private void RecallFailedLocked(FileEntry entry, string key, Exception ex, SafeFileHandle? file)
     {
         var localPath = LocalPath(entry.Path);
-        if (File.Exists(localPath) && !ThroughLink(entry.Path))
+        if (file is not null)
+        {
+            // The file the recall wrote into, wherever a rename on disk took it: a stub again, never marked partial bytes.
+            LocalFile.MakeStub(file, localPath, entry.Size, entry.ModifiedUtc, MarkFor(entry, key));
+        }
+        else if (File.Exists(localPath) && !ThroughLink(entry.Path))
         {
             try
             {

@@ -271,9 +271,9 @@ public sealed partial class DriveEngine : IAsyncDisposable
                     _renamed.CameHome(path);
                 }
             }
-            catch (GeoDriveException ex) when (ex.ErrorId == ErrorIds.FileNotFound)
+            catch (Exception ex) when (ex is GeoDriveException { ErrorId: ErrorIds.FileNotFound } or FileNotFoundException or DirectoryNotFoundException)
             {
-                // Renamed on or deleted meanwhile: its new name decides.
+                // Renamed on or deleted meanwhile (on disk first: the mount tells the engine after): its new name decides.
                 _renamed.CameHome(path);
             }
             catch (GeoDriveException ex)

@@ -1,4 +1,5 @@
 using GeoDrive.Core.Model;
+using Microsoft.Win32.SafeHandles;
 
 namespace GeoDrive.Engine.Drives;
 
@@ -40,6 +41,13 @@ internal sealed class RecallSession
 
     /// <summary>The recall is over (its outcome recorded): it no longer listens for the engine stopping.</summary>
     public void Ended() => _stopping.Dispose();
+
+    /// <summary>
+    /// The cache file the bytes go into, open from the fetch's start until the outcome is recorded (null when it could
+    /// not be opened). The outcome is written through it: the mount renames on disk before the engine hears of it, so
+    /// the path may name nothing by then while the file itself is still there (soak seed 999081977).
+    /// </summary>
+    public SafeFileHandle? File { get; set; }
 
     /// <summary>Drive-relative; follows a rename of the file while it is recalling.</summary>
     public string Path { get; set; }

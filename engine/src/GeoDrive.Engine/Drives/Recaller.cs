@@ -47,11 +47,18 @@ internal sealed class Recaller(string drive, string cachePath, IObjectStore stor
         _sessions[entry.Path] = session;
         session.Runner = Task.Run(async () =>
         {
-            await using (registration)
+            try
             {
-                await FetchAsync(session);
+                await using (registration)
+                {
+                    await FetchAsync(session);
+                }
+                await finish(session);
             }
-            await finish(session);
+            finally
+            {
+                session.File?.Dispose();
+            }
             session.Ended();
         }, CancellationToken.None);
         return session;
@@ -101,7 +108,8 @@ internal sealed class Recaller(string drive, string cachePath, IObjectStore stor
         var token = session.Cancellation.Token;
         try
         {
-            using var file = BeneathCache.OpenHandle(cachePath, DrivePath.ToLocal(cachePath, session.Path), FileMode.Open, FileAccess.ReadWrite);
+            // Closed once the outcome is recorded, through this handle (Start).
+            var file = session.File = BeneathCache.OpenHandle(cachePath, DrivePath.ToLocal(cachePath, session.Path), FileMode.Open, FileAccess.ReadWrite);
             var threads = session.RangeCount == 1 ? 1 : Math.Min(session.RangeCount, Math.Max(1, restoreThreads()));
             var workers = new List<Task>(threads + 1) { HashAsync(session, file, token) };
             for (var i = 0; i < threads; i++)

@@ -1,4 +1,5 @@
 using GeoDrive.Core.Paths;
+using Microsoft.Win32.SafeHandles;
 
 namespace GeoDrive.Engine.Files;
 
@@ -23,6 +24,12 @@ public readonly record struct LocalFile(long Size, DateTimeOffset ModifiedUtc, U
     public static void MakeStub(string cacheRoot, string localPath, long size, DateTimeOffset modifiedUtc, StubMark? mark)
     {
         using var handle = BeneathCache.OpenHandle(cacheRoot, localPath, FileMode.Open, FileAccess.Write);
+        MakeStub(handle, localPath, size, modifiedUtc, mark);
+    }
+
+    /// <summary>As above, on a cache file already open for writing (<paramref name="localPath"/> names it in an error).</summary>
+    public static void MakeStub(SafeFileHandle handle, string localPath, long size, DateTimeOffset modifiedUtc, StubMark? mark)
+    {
         // Marked before a byte goes: a crash in between leaves a marked file with its data, never unmarked zeros.
         if (mark is not null)
         {

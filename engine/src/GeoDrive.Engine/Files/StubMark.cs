@@ -93,6 +93,15 @@ public sealed partial record StubMark(long Size, DateTimeOffset ModifiedUtc, str
         }
     }
 
+    /// <summary>The open file's bytes are real now: the mark goes (no error when there is none).</summary>
+    public static void Clear(SafeFileHandle handle)
+    {
+        if (!OperatingSystem.IsWindows())
+        {
+            _ = Native.FRemoveXAttr(handle, Name);
+        }
+    }
+
     private static partial class Native
     {
         [LibraryImport("libc", EntryPoint = "fsetxattr", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
@@ -103,5 +112,8 @@ public sealed partial record StubMark(long Size, DateTimeOffset ModifiedUtc, str
 
         [LibraryImport("libc", EntryPoint = "lremovexattr", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
         public static partial int LRemoveXAttr(string path, string name);
+
+        [LibraryImport("libc", EntryPoint = "fremovexattr", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+        public static partial int FRemoveXAttr(SafeFileHandle fd, string name);
     }
 }
