@@ -30,6 +30,20 @@ public sealed class BucketJournalTests(S3ServerFixture s3) : IClassFixture<S3Ser
         await rig.Engine.WhenUploadsIdleAsync();
     }
 
+    private static async Task StubbedAsync(DriveRig rig, string path, byte[] bytes)
+    {
+        await rig.WriteAsync(path, bytes);
+        await UploadAllAsync(rig);
+        await rig.Engine.StubAsync(path);
+    }
+
+    /// <summary>As the mount renames: on disk first, then the engine is told.</summary>
+    private static void RenamedByMount(DriveRig rig, string from, string to)
+    {
+        File.Move(rig.Local(from), rig.Local(to));
+        rig.Engine.Renamed(from, to, rig.Caller, isDirectory: false);
+    }
+
     /// <summary>A long outage: each try fails, and the clock passes the backoff it set (2 s, 4 s, 8 s …) before the next.</summary>
     private static async Task FailThroughBackoffsAsync(DriveRig rig, int tries, Func<Task> attempt)
     {
@@ -374,12 +388,9 @@ public sealed class BucketJournalTests(S3ServerFixture s3) : IClassFixture<S3Ser
     {
         await using var rig = new DriveRig(s3, SettleZero);
         var bytes = DriveRig.RandomBytes(20_000, 6);
-        await rig.WriteAsync("notes.txt", bytes);
-        await UploadAllAsync(rig);
-        await rig.Engine.StubAsync("notes.txt");
+        await StubbedAsync(rig, "notes.txt", bytes);
 
-        File.Move(rig.Local("notes.txt"), rig.Local("notes.tmp"));
-        rig.Engine.Renamed("notes.txt", "notes.tmp", rig.Caller, isDirectory: false);
+        RenamedByMount(rig, "notes.txt", "notes.tmp");
         await UploadAllAsync(rig);
         await UploadAllAsync(rig);
 
@@ -394,11 +405,8 @@ public sealed class BucketJournalTests(S3ServerFixture s3) : IClassFixture<S3Ser
     {
         await using var rig = new DriveRig(s3, SettleZero);
         var bytes = DriveRig.RandomBytes(20_000, 23);
-        await rig.WriteAsync("old/notes.txt", bytes);
-        await UploadAllAsync(rig);
-        await rig.Engine.StubAsync("old/notes.txt");
-        File.Move(rig.Local("old/notes.txt"), rig.Local("old/notes.tmp"));
-        rig.Engine.Renamed("old/notes.txt", "old/notes.tmp", rig.Caller, isDirectory: false);
+        await StubbedAsync(rig, "old/notes.txt", bytes);
+        RenamedByMount(rig, "old/notes.txt", "old/notes.tmp");
 
         // The mount renames on disk before it tells the engine (soak seed 999081977): the tick's recall finds no file.
         Directory.Move(rig.Local("old"), rig.Local("new"));
@@ -416,11 +424,8 @@ public sealed class BucketJournalTests(S3ServerFixture s3) : IClassFixture<S3Ser
     public async Task A_stub_renamed_to_an_excluded_name_that_is_written_right_after_it_came_home_leaves_no_old_object()
     {
         await using var rig = new DriveRig(s3, SettleZero);
-        await rig.WriteAsync("notes.txt", DriveRig.RandomBytes(20_000, 18));
-        await UploadAllAsync(rig);
-        await rig.Engine.StubAsync("notes.txt");
-        File.Move(rig.Local("notes.txt"), rig.Local("notes.tmp"));
-        rig.Engine.Renamed("notes.txt", "notes.tmp", rig.Caller, isDirectory: false);
+        await StubbedAsync(rig, "notes.txt", DriveRig.RandomBytes(20_000, 18));
+        RenamedByMount(rig, "notes.txt", "notes.tmp");
         // One tick brings it home (its bytes come from the old key); before its upload looks at it, it is written.
         await rig.Engine.TickAsync();
         var written = DriveRig.RandomBytes(5_000, 19);
@@ -441,14 +446,11 @@ public sealed class BucketJournalTests(S3ServerFixture s3) : IClassFixture<S3Ser
         using var proxy = new FaultProxy(s3.Endpoint);
         await using var rig = new DriveRig(s3, SettleZero, endpoint: proxy.Endpoint);
         var bytes = DriveRig.RandomBytes(20_000, 9);
-        await rig.WriteAsync("notes.txt", bytes);
-        await UploadAllAsync(rig);
-        await rig.Engine.StubAsync("notes.txt");
+        await StubbedAsync(rig, "notes.txt", bytes);
 
         // The endpoint is down: the stub cannot come home before the service stops.
         proxy.Stop();
-        File.Move(rig.Local("notes.txt"), rig.Local("notes.tmp"));
-        rig.Engine.Renamed("notes.txt", "notes.tmp", rig.Caller, isDirectory: false);
+        RenamedByMount(rig, "notes.txt", "notes.tmp");
         await rig.RestartAsync();
         // Nothing is owed to the bucket for a name kept local (Get-CloudDriveStatus: Owed 0), no copy to it above all:
         // a copy that landed before the stub came home made the excluded name an object that stayed.

@@ -12,20 +12,11 @@ namespace GeoDrive.Engine.Tests;
 /// </summary>
 public sealed class RecallVersionTests(S3ServerFixture s3) : IClassFixture<S3ServerFixture>
 {
-    private const string TwoRanges = """
-        apiVersion: geodrive/v1
-        kind: CloudDrivePolicy
-        metadata: { name: recall-version-tests }
-        spec:
-          stubbing: { enabled: true, accessWait: 1h }
-          transfer: { multipart: { threshold: 5MiB, partSize: 5MiB, restoreThreads: 1 } }
-        """;
-
     [Fact]
     public async Task An_object_replaced_by_another_tool_between_two_ranges_of_a_recall_is_never_recalled_as_a_mix_of_both()
     {
         ReplacingStore store = null!;
-        await using var rig = new DriveRig(s3, TwoRanges, multipartThreshold: 5L << 20, storeInFront: s => store = new ReplacingStore(s));
+        await using var rig = new DriveRig(s3, DriveRig.FiveMiBRangesOneAtATime, multipartThreshold: 5L << 20, storeInFront: s => store = new ReplacingStore(s));
         var first = DriveRig.RandomBytes(10 << 20, 1);
         var second = DriveRig.RandomBytes(10 << 20, 2);
         // Written by another tool in two parts: no geodrive-sha256, an ETag that is no MD5 — size is all a recall could check.

@@ -168,15 +168,6 @@ public sealed class StubMarkTests(S3ServerFixture s3) : IClassFixture<S3ServerFi
         Assert.Equal("theirs, newer"u8.ToArray(), await rig.ReadAsync("plan.txt"));
     }
 
-    private const string TwoRanges = """
-        apiVersion: geodrive/v1
-        kind: CloudDrivePolicy
-        metadata: { name: stub-mark-tests }
-        spec:
-          stubbing: { enabled: true, accessWait: 1h }
-          transfer: { multipart: { threshold: 5MiB, partSize: 5MiB, restoreThreads: 1 } }
-        """;
-
     /// <summary>
     /// The mount renames on disk first and tells the engine after: a folder renamed while a recall of a file in it
     /// is in flight moves the cache file under the recall (soak seed 999081977). The hooked store names the moment:
@@ -185,7 +176,7 @@ public sealed class StubMarkTests(S3ServerFixture s3) : IClassFixture<S3ServerFi
     private async Task<(DriveRig Rig, MovingStore Store, byte[] Bytes)> StubInAFolderRenamedMidRecallAsync(int size, int seed)
     {
         MovingStore store = null!;
-        var rig = new DriveRig(s3, TwoRanges, multipartThreshold: 5L << 20, storeInFront: s => store = new MovingStore(s));
+        var rig = new DriveRig(s3, DriveRig.FiveMiBRangesOneAtATime, multipartThreshold: 5L << 20, storeInFront: s => store = new MovingStore(s));
         var bytes = await StubbedFileAsync(rig, "old/a.bin", size, seed);
         store.OnFirstGet = () => Directory.Move(rig.Local("old"), rig.Local("new"));
         return (rig, store, bytes);

@@ -26,6 +26,16 @@ public sealed class DriveRig : IAsyncDisposable
           excludes: [ "**/*.tmp", "Scratch/" ]
         """;
 
+    /// <summary>Files above 5 MiB move in 5 MiB parts and recall one range at a time (a test can name the moment between two).</summary>
+    public const string FiveMiBRangesOneAtATime = """
+        apiVersion: geodrive/v1
+        kind: CloudDrivePolicy
+        metadata: { name: engine-tests-ranges }
+        spec:
+          stubbing: { enabled: true, accessWait: 1h }
+          transfer: { multipart: { threshold: 5MiB, partSize: 5MiB, restoreThreads: 1 } }
+        """;
+
     private readonly TempDirectory _temp = new("engine");
     private LiteDbFileIndex _index;
 
