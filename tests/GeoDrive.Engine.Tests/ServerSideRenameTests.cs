@@ -288,9 +288,7 @@ public sealed class ServerSideRenameTests(S3ServerFixture s3) : IClassFixture<S3
         await SettleAsync(rig);
 
         Assert.Empty(rig.Engine.FindFiles("*conflict*"));
-        Assert.Equal(written, await rig.ObjectBytesAsync("b.bin"));
-        Assert.Equal(written, await rig.ReadAsync("b.bin"));
-        Assert.Equal(0, rig.Engine.OwedBucketChangeCount);
+        await AssertOnlyAsync(rig, "b.bin", written);
     }
 
     /// <summary>
@@ -395,10 +393,7 @@ public sealed class ServerSideRenameTests(S3ServerFixture s3) : IClassFixture<S3
         await SettleAsync(rig);
 
         Assert.Empty(rig.Engine.FindFiles("*conflict*"));
-        Assert.Equal(changed, await rig.ObjectBytesAsync("b.bin"));
-        Assert.Equal(changed, await rig.ReadAsync("b.bin"));
-        Assert.Null(await rig.Store.HeadAsync("c.bin"));
-        Assert.Equal(0, rig.Engine.OwedBucketChangeCount);
+        await AssertOnlyAsync(rig, "b.bin", changed, "c.bin");
     }
 
     /// <summary>

@@ -171,7 +171,6 @@ public sealed partial class DriveEngine
         session.Finished = true;
         var path = session.Path;
         var key = session.Key;
-        var localPath = LocalPath(path);
         var entry = _index.Get(path);
         try
         {
@@ -192,21 +191,12 @@ public sealed partial class DriveEngine
             }
             entry.Checksum ??= sha256;
             // On disk before the index says Cached and the mark goes: a power cut must not leave a "Cached" file of zeros.
-            // Through the recall's own handle: a rename on disk the index has not heard of yet moved the file, not its bytes.
-            var handle = session.File ?? BeneathCache.OpenHandle(Options.CachePath, localPath, FileMode.Open, FileAccess.ReadWrite);
-            try
-            {
-                File.SetLastWriteTimeUtc(handle, entry.ModifiedUtc.UtcDateTime);
-                RandomAccess.FlushToDisk(handle);
-                StubMark.Clear(handle);
-            }
-            finally
-            {
-                if (handle != session.File)
-                {
-                    handle.Dispose();
-                }
-            }
+            // Through the handle the bytes went in by (every byte is in, so the fetch opened it): a rename on disk the index
+            // has not heard of yet moved the file, not its bytes.
+            var handle = session.File!;
+            File.SetLastWriteTimeUtc(handle, entry.ModifiedUtc.UtcDateTime);
+            RandomAccess.FlushToDisk(handle);
+            StubMark.Clear(handle);
         }
         catch (Exception ex)
         {
@@ -251,8 +241,9 @@ public sealed partial class DriveEngine
     }
 
     /// <summary>
-    /// A recall that failed: the file is a clean stub again (partial bytes are never taken for its data). A cache
-    /// file deleted meanwhile is not made again; its delete, waiting for the lock, forgets the entry.
+    /// A recall that failed: the file is a clean stub again (partial bytes are never taken for its data), through the
+    /// handle the recall opened, else by name. A cache file deleted before the recall opened it is not made again; its
+    /// delete, waiting for the lock, forgets the entry.
     /// </summary>
     private void RecallFailedLocked(FileEntry entry, string key, Exception ex, SafeFileHandle? file)
     {

@@ -333,7 +333,6 @@ internal sealed class OwedChangeSettler(
         || ObjectLayout.SameETag(there.ETag, entry.ReplacesETag)
         || (entry.Checksum is { } sha256 && string.Equals(ObjectLayout.RecordedChecksum(there), sha256, StringComparison.OrdinalIgnoreCase));
 
-
     /// <summary>The drive path a key of this drive's prefix names, or null for a key that names none.</summary>
     private string? OwnPathOf(string key)
     {

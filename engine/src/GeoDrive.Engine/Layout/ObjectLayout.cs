@@ -77,11 +77,11 @@ public static class ObjectLayout
         metadata[ObjectTaggingKey] = string.Join('&', pairs);
     }
 
-    /// <summary>True for an ETag that is the MD5 of the whole object (a single PUT), not a multipart "…-N" one.</summary>
     /// <summary>Whether two ETags name the same version (quotes and case aside); false when either is unknown.</summary>
     public static bool SameETag(string? a, string? b) =>
         a is not null && b is not null && string.Equals(a.Trim('"'), b.Trim('"'), StringComparison.OrdinalIgnoreCase);
 
+    /// <summary>True for an ETag that is the MD5 of the whole object (a single PUT), not a multipart "…-N" one.</summary>
     public static bool IsPlainMd5(string? etag) => etag?.Trim('"') is { Length: 32 } plain && !plain.Contains('-', StringComparison.Ordinal);
 
     /// <summary>
