@@ -29,10 +29,10 @@ public sealed class AccessWaitStubbingTests
 
     private AccessWaitStubbing Stubbing() => new(
         () => DriveRig.Evaluator(Policy),
-        () =>
+        visit =>
         {
             _scans++;
-            return _files.Where(f => f.State == FileState.Cached).ToList();
+            _files.Where(f => f.State == FileState.Cached).ToList().ForEach(visit);
         },
         _open.Contains,
         (path, _) =>

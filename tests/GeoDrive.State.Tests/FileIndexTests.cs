@@ -94,6 +94,27 @@ public sealed class FileIndexTests : IDisposable
     }
 
     [Fact]
+    public void VisitByState_visits_every_entry_in_that_state_once_and_nothing_else()
+    {
+        for (var i = 0; i < 2_500; i++)
+        {
+            _index.Put(Samples.Entry($"f/c{i:D4}", i % 5 == 0 ? FileState.Stubbed : FileState.Cached));
+        }
+        _index.PutDeferred(Samples.Entry("f/c0001", FileState.Dirty)); // not yet committed: visited in its new state
+
+        var visited = new List<FileEntry>();
+        _index.VisitByState(FileState.Cached, visited.Add);
+
+        Assert.Equal(1_999, visited.Count);
+        Assert.All(visited, e => Assert.Equal(FileState.Cached, e.State));
+        Assert.Equal(visited.Count, visited.Select(e => e.Path).Distinct().Count());
+        Assert.DoesNotContain(visited, e => e.Path == "f/c0001");
+        var dirty = new List<string>();
+        _index.VisitByState(FileState.Dirty, e => dirty.Add(e.Path));
+        Assert.Equal(["f/c0001"], dirty);
+    }
+
+    [Fact]
     public void Under_matches_the_folder_prefix_plus_slash_only()
     {
         PutAll("a", "a/1", "a/b/2", "a/b/c/3", "ab/x", "a0", "a.txt", "A/4", "b/5");

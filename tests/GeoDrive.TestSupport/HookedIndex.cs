@@ -41,6 +41,8 @@ public sealed class HookedIndex(LiteDbFileIndex inner) : IFileIndex, IBucketJour
 
     public IReadOnlyList<FileEntry> FindByState(FileState state, int limit = int.MaxValue) => inner.FindByState(state, limit);
 
+    public void VisitByState(FileState state, Action<FileEntry> visit) => inner.VisitByState(state, visit);
+
     public IEnumerable<FileEntry> All() => inner.All();
 
     public IEnumerable<FileEntry> Under(string folderPath) => inner.Under(folderPath);

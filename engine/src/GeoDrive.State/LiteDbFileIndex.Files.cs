@@ -124,12 +124,29 @@ public sealed partial class LiteDbFileIndex
 
         FlushDeferred();
         return Read(() => _files.Query()
-            .Where(BsonExpression.Create($"$.{FileEntryDocument.State} = @0", state.ToString()))
+            .Where(StateIs(state))
             .Limit(limit)
             .ToEnumerable()
             .Select(FileEntryDocument.FromDocument)
             .ToList());
     }
+
+    public void VisitByState(FileState state, Action<FileEntry> visit)
+    {
+        ArgumentNullException.ThrowIfNull(visit);
+        ThrowIfDisposed();
+        FlushDeferred();
+        Read(() =>
+        {
+            foreach (var doc in _files.Query().Where(StateIs(state)).ToEnumerable())
+            {
+                visit(FileEntryDocument.FromDocument(doc));
+            }
+            return 0;
+        });
+    }
+
+    private static BsonExpression StateIs(FileState state) => BsonExpression.Create($"$.{FileEntryDocument.State} = @0", state.ToString());
 
     public IEnumerable<FileEntry> All() => Under("");
 
@@ -156,7 +173,7 @@ public sealed partial class LiteDbFileIndex
         // One count per state over the state index: status polls must not read every document.
         return Read(() => Enum.GetValues<FileState>().ToDictionary(
             state => state,
-            state => _files.LongCount(BsonExpression.Create($"$.{FileEntryDocument.State} = @0", state.ToString()))));
+            state => _files.LongCount(StateIs(state))));
     }
 
     private IEnumerable<FileEntry> Enumerate(string folder)

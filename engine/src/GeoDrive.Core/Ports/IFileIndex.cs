@@ -32,6 +32,13 @@ public interface IFileIndex : IDisposable
 
     IReadOnlyList<FileEntry> FindByState(FileState state, int limit = int.MaxValue);
 
+    /// <summary>
+    /// Calls <paramref name="visit"/> for every entry in <paramref name="state"/>, one at a time, so a scan of a
+    /// large drive never holds them all (<see cref="FindByState"/> returns them together). It runs inside the
+    /// index's read: <paramref name="visit"/> must not call the index.
+    /// </summary>
+    void VisitByState(FileState state, Action<FileEntry> visit);
+
     IEnumerable<FileEntry> All();
 
     /// <summary>Entries directly or indirectly under a folder path ("" = whole drive).</summary>

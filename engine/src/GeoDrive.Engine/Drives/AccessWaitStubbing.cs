@@ -13,14 +13,15 @@ namespace GeoDrive.Engine.Drives;
 /// uploaded (issue 4's profile). At least once a minute all the same, a safety net rather than a schedule.
 /// </summary>
 /// <param name="policy">The policy in force at the moment of the scan.</param>
-/// <param name="cachedFiles">The drive's Cached files.</param>
+/// <param name="visitCached">Visits the drive's Cached files one at a time, so a scan never holds them all (on a
+/// drive of 100,000 files the list the scan once read weighed tens of MB, once a minute).</param>
 /// <param name="isOpen">Whether a file has a handle open (never stubbed then; its close sets its due time).</param>
 /// <param name="stub">The drive's stubbing of one file, which checks again under the file's lock.</param>
 /// <param name="record">The drive's event log.</param>
 /// <param name="batchSize">How many files one scan stubs at most (the next tick goes on).</param>
 public sealed class AccessWaitStubbing(
     Func<PolicyEvaluator> policy,
-    Func<IEnumerable<FileEntry>> cachedFiles,
+    Action<Action<FileEntry>> visitCached,
     Func<string, bool> isOpen,
     Func<string, CancellationToken, Task<FileEntry>> stub,
     Action<DriveEventKind, string?, string, string?> record,
@@ -76,13 +77,13 @@ public sealed class AccessWaitStubbing(
         }
         var next = DateTimeOffset.MaxValue;
         var due = new List<string>();
-        foreach (var e in cachedFiles())
+        visitCached(e =>
         {
             // Pinned and too small stay so until a pin or the policy changes; an open file's close
             // sets its last access, and with it its own due time.
             if (!MayStub(e, rules, isOpen))
             {
-                continue;
+                return;
             }
             var dueAt = e.LastAccessUtc + rules.AccessWaitFor(e.Path);
             if (dueAt > now)
@@ -97,7 +98,7 @@ public sealed class AccessWaitStubbing(
             {
                 next = now; // more than one batch is due: the next tick goes on
             }
-        }
+        });
         var stubbed = 0;
         foreach (var path in due)
         {
