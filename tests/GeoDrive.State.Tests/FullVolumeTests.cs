@@ -80,6 +80,8 @@ public sealed class FullVolumeTests : IDisposable
             acknowledged.Add("deferred.bin");
 
             Assert.All(acknowledged, p => Assert.NotNull(index.Get(p)));
+            // The counts by state (kept as entries change) agree with the entries after the failed writes.
+            Assert.Equal(index.FindByState(FileState.Cached).Count, index.CountByState()[FileState.Cached]);
         }
         using (var reopened = LiteDbFileIndex.Open(path))
         {

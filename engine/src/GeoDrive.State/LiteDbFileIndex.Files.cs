@@ -31,13 +31,13 @@ public sealed partial class LiteDbFileIndex
         ArgumentNullException.ThrowIfNull(entry);
         ArgumentException.ThrowIfNullOrEmpty(entry.Path, nameof(entry));
         var doc = FileEntryDocument.ToDocument(entry);
-        WriteGrouped(() => _files.Upsert(doc), path: entry.Path, doc: doc);
+        WriteGrouped(() => UpsertCounted(doc), path: entry.Path, doc: doc);
     }
 
     public bool Delete(string path)
     {
         ArgumentNullException.ThrowIfNull(path);
-        return WriteGrouped(() => _files.Delete(path), path: path);
+        return WriteGrouped(() => DeleteCounted(path), path: path);
     }
 
     /// <summary>
@@ -94,13 +94,13 @@ public sealed partial class LiteDbFileIndex
                 // (renaming "a/b" to "a" moves "a/b/b/x" onto "a/b/x", which itself moves to "a/x").
                 foreach (var doc in moving)
                 {
-                    _files.Delete(doc["_id"]);
+                    DeleteCounted(doc["_id"]);
                 }
 
                 foreach (var doc in moving)
                 {
                     doc["_id"] = newPath + doc["_id"].AsString[oldPath.Length..];
-                    _files.Upsert(doc);
+                    UpsertCounted(doc);
                 }
 
                 _db.Commit();
@@ -109,6 +109,7 @@ public sealed partial class LiteDbFileIndex
             catch
             {
                 _db.Rollback();
+                _stateCounts.Invalidate();
                 throw;
             }
         });
@@ -170,10 +171,37 @@ public sealed partial class LiteDbFileIndex
     {
         ThrowIfDisposed();
         FlushDeferred();
-        // One count per state over the state index: status polls must not read every document.
-        return Read(() => Enum.GetValues<FileState>().ToDictionary(
-            state => state,
-            state => _files.LongCount(StateIs(state))));
+        // Kept as entries change (StateCounts); counted again only after a rolled-back transaction.
+        return Read(() => _stateCounts.Stale ? null : _stateCounts.Snapshot())
+               ?? Write(() =>
+               {
+                   RecountStates();
+                   return _stateCounts.Snapshot();
+               }, durable: false);
+    }
+
+    /// <summary>Counts every state again from the state index (at open, after a heal or a rollback); under the write lock.</summary>
+    private void RecountStates() => _stateCounts.Recount(state => _files.LongCount(StateIs(state)));
+
+    /// <summary>Upserts an entry's document and counts its state change; inside a write.</summary>
+    private bool UpsertCounted(BsonDocument doc)
+    {
+        var before = _stateCounts.Stale ? null : _files.FindById(doc["_id"]);
+        var inserted = _files.Upsert(doc);
+        _stateCounts.Changed(before, doc);
+        return inserted;
+    }
+
+    /// <summary>Deletes an entry and counts it out; inside a write.</summary>
+    private bool DeleteCounted(BsonValue id)
+    {
+        var before = _stateCounts.Stale ? null : _files.FindById(id);
+        var deleted = _files.Delete(id);
+        if (deleted)
+        {
+            _stateCounts.Changed(before, null);
+        }
+        return deleted;
     }
 
     private IEnumerable<FileEntry> Enumerate(string folder)

@@ -84,7 +84,7 @@ public sealed partial class LiteDbFileIndex
     /// <summary>Queues an upsert of <paramref name="doc"/> without waiting for it; see the class summary.</summary>
     private void WriteDeferred(string path, BsonDocument doc)
     {
-        var mine = new GroupedWrite(() => _files.Upsert(doc)) { Deferred = true, Durable = false, Path = path, Doc = doc };
+        var mine = new GroupedWrite(() => UpsertCounted(doc)) { Deferred = true, Durable = false, Path = path, Doc = doc };
         bool lead;
         lock (_groupGate)
         {
@@ -259,6 +259,7 @@ public sealed partial class LiteDbFileIndex
                 catch
                 {
                     _db.Rollback();
+                    _stateCounts.Invalidate();
                     // One by one, so each caller gets its own answer.
                     foreach (var write in group)
                     {

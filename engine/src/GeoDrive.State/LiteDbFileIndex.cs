@@ -36,6 +36,7 @@ public sealed partial class LiteDbFileIndex : IFileIndex
     private LogWriterBarrier _logWriter;
     private ILiteCollection<BsonDocument> _files;
     private ILiteCollection<BsonDocument> _events;
+    private readonly Counting.StateCounts _stateCounts = new();
     private int _appendsSincePrune;
     private volatile bool _disposed;
 
@@ -63,6 +64,7 @@ public sealed partial class LiteDbFileIndex : IFileIndex
         {
             OpenLiteDb();
             EnsureSchema();
+            RecountStates();
             _logWriter.Wait();
             foreach (var file in new[] { DatabasePath, LogPath(DatabasePath), DatabasePath + ".lock" })
             {
@@ -152,6 +154,7 @@ public sealed partial class LiteDbFileIndex : IFileIndex
             _logWriter.Wait();
         }
         RedoneAfterHeal(redo);
+        RecountStates();
         _broken = false;
     }
 
