@@ -164,8 +164,23 @@ public sealed class CrashTests(S3ServerFixture s3) : IAsyncLifetime
         _service.Kill();
         await _service.StartAsync();
 
-        await DriveScenario.EventuallyAsync(() => Keys(d, "done/").Count == files && Keys(d, "project/").Count == 0,
-            "every object copied to its new key and every old key gone", seconds: 120);
+        // Waits on the service's own count of owed bucket changes, and lists the bucket only once none is left: a
+        // listing of 1,000 keys every 100 ms took most of moto's one core and slowed the copies it waits for (on a
+        // slow day, 1,000 copies and deletes then took over 2 min). The bound catches a restart that never settles.
+        using var client = new GeoDrive.Api.GeoDriveClient(_service.SocketPath, TimeSpan.FromSeconds(10));
+        bool Settled()
+        {
+            try
+            {
+                return client.GetDriveStatusAsync(d.Name).GetAwaiter().GetResult().BucketChangesOwed == 0;
+            }
+            catch (Exception ex) when (ex is HttpRequestException or GeoDrive.Core.Errors.GeoDriveException or IOException)
+            {
+                return false; // the restarted service is still opening the drive
+            }
+        }
+        await DriveScenario.EventuallyAsync(() => Settled() && Keys(d, "done/").Count == files && Keys(d, "project/").Count == 0,
+            "every object copied to its new key and every old key gone", seconds: 300);
         for (var i = 0; i < files; i++)
         {
             Assert.Equal(contents[i], await d.ObjectBytesAsync($"done/f{i:0000}.bin"));
