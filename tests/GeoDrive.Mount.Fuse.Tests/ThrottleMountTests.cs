@@ -48,14 +48,15 @@ public sealed class ThrottleMountTests(CephS3Fixture ceph, ITestOutputHelper out
     /// Writes a file through the mount (sync: its close uploads it). The rate is also written to the
     /// test's output: the machine is shared, and a rate is worth seeing when it passes too.
     /// </summary>
-    private Upload Write(FaultProxy wire, FuseMountedDrive mounted, string path, int size, int seed)
+    private Upload Write(DriveRig rig, FaultProxy wire, FuseMountedDrive mounted, string path, int size, int seed)
     {
         var content = DriveRig.RandomBytes(size, seed);
         var full = Path.Combine(mounted.Root, path);
-        // Looking the new name up asks the bucket about it (HEAD, LIST; not again within updateWait):
-        // done before the meter starts, so that the wire shows the upload alone.
+        // Looking the new name up asks the bucket about it (HEAD, LIST; not again within updateWait), and the
+        // drive's first upload probes how the server answers a PUT over a taken key: the meter starts at the
+        // multipart upload's start (every file here goes in parts), so that the wire shows the upload alone.
         Assert.False(File.Exists(full));
-        wire.ResetWireMeter();
+        wire.ResetWireMeterFrom($"POST /{rig.Bucket}/{path}?uploads");
         var clock = Stopwatch.StartNew();
         File.WriteAllBytes(full, content);
         var upload = new Upload(content, clock.Elapsed.TotalSeconds, wire.BytesToServer, wire.ToServerSpan.TotalSeconds);
@@ -78,7 +79,7 @@ public sealed class ThrottleMountTests(CephS3Fixture ceph, ITestOutputHelper out
     {
         var (rig, wire, mounted) = Mount("{ upload: 10MB/s }", multipartThreshold: 8L << 20);
 
-        var big = Write(wire, mounted, "big.bin", 50 * MB, 50);
+        var big = Write(rig, wire, mounted, "big.bin", 50 * MB, 50);
 
         Assert.True(big.Seconds >= 4.5, $"the write took {big.Seconds:0.00} s");
         Assert.True(big.WireBytes >= 50 * MB, $"{big.WireBytes} bytes passed the proxy");
@@ -98,9 +99,9 @@ public sealed class ThrottleMountTests(CephS3Fixture ceph, ITestOutputHelper out
         Assert.Equal(DayOfWeek.Monday, new DateTime(2026, 1, 12).DayOfWeek);
 
         MoveClockTo(rig, new DateTime(2026, 1, 12, 9, 0, 0));
-        var inWindow = Write(wire, mounted, "monday-9.bin", 6 * MB, 9);
+        var inWindow = Write(rig, wire, mounted, "monday-9.bin", 6 * MB, 9);
         MoveClockTo(rig, new DateTime(2026, 1, 12, 20, 0, 0));
-        var afterHours = Write(wire, mounted, "monday-20.bin", 20 * MB, 20);
+        var afterHours = Write(rig, wire, mounted, "monday-20.bin", 20 * MB, 20);
 
         Assert.True(inWindow.Seconds >= 2.7, $"6 MB at the window's 2 MB/s took {inWindow.Seconds:0.00} s");
         Assert.True(inWindow.WireBytes >= 6 * MB, $"{inWindow.WireBytes} bytes passed the proxy");

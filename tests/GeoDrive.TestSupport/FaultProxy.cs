@@ -54,12 +54,27 @@ public sealed class FaultProxy : IDisposable
     private long _firstToServer;
     private long _lastToServer;
 
+    private byte[]? _meterFrom;
+
     /// <summary>Measures the wire afresh, for a second transfer of the same test (call it while nothing is in flight).</summary>
     public void ResetWireMeter()
     {
+        Volatile.Write(ref _meterFrom, null);
         Interlocked.Exchange(ref _bytesToServer, 0);
         Interlocked.Exchange(ref _firstToServer, 0);
         Interlocked.Exchange(ref _lastToServer, 0);
+    }
+
+    /// <summary>
+    /// Measures the wire afresh from the first request whose line starts with <paramref name="requestLine"/>
+    /// (say "POST /bucket/key?uploads", a multipart upload's start): what goes before it (a one-time probe,
+    /// a lookup) is not the transfer. A request's head opens a read of its own here, as a client sends the
+    /// next request on a connection only once the previous answer came.
+    /// </summary>
+    public void ResetWireMeterFrom(string requestLine)
+    {
+        ResetWireMeter();
+        Volatile.Write(ref _meterFrom, Encoding.ASCII.GetBytes(requestLine));
     }
 
     public int ResetsSent => Volatile.Read(ref _resetsSent);
@@ -290,7 +305,11 @@ public sealed class FaultProxy : IDisposable
                 to.Shutdown(SocketShutdown.Send);
                 return;
             }
-            if (toServer)
+            if (toServer && Volatile.Read(ref _meterFrom) is { } startLine && buffer.AsSpan(0, n).StartsWith(startLine))
+            {
+                Interlocked.CompareExchange(ref _meterFrom, null, startLine);
+            }
+            if (toServer && Volatile.Read(ref _meterFrom) is null)
             {
                 var now = DateTime.UtcNow.Ticks;
                 Interlocked.CompareExchange(ref _firstToServer, now, 0);
