@@ -186,21 +186,20 @@ public sealed partial class LiteDbFileIndex
     /// <summary>Upserts an entry's document and counts its state change; inside a write.</summary>
     private bool UpsertCounted(BsonDocument doc)
     {
-        var before = _stateCounts.Stale ? null : _files.FindById(doc["_id"]);
+        var id = doc["_id"];
+        var before = _stateCounts.Before(id.AsString, () => _files.FindById(id));
         var inserted = _files.Upsert(doc);
-        _stateCounts.Changed(before, doc);
+        _stateCounts.Changed(id.AsString, before, doc);
         return inserted;
     }
 
     /// <summary>Deletes an entry and counts it out; inside a write.</summary>
     private bool DeleteCounted(BsonValue id)
     {
-        var before = _stateCounts.Stale ? null : _files.FindById(id);
+        var before = _stateCounts.Before(id.AsString, () => _files.FindById(id));
         var deleted = _files.Delete(id);
-        if (deleted)
-        {
-            _stateCounts.Changed(before, null);
-        }
+        // Not deleted: there was no entry (whatever was remembered), and there is none now.
+        _stateCounts.Changed(id.AsString, deleted ? before : null, null);
         return deleted;
     }
 
