@@ -25,6 +25,7 @@ public sealed class BucketSyncTests(S3ServerFixture s3) : IClassFixture<S3Server
           excludes: [ "**/*.tmp" ]
           processExcludes:
             - { process: "scanner", folderSync: skip, fileSync: skip, fileNotFound: skip }
+            - { process: "indexer", folderSync: skip }
             - { process: "avscan", recall: deny }
             - { process: "backup*", recall: stream }
             - { process: "<SYSTEM>", recall: deny }
@@ -33,6 +34,7 @@ public sealed class BucketSyncTests(S3ServerFixture s3) : IClassFixture<S3Server
     private static readonly TimeSpan UpdateWait = TimeSpan.FromMinutes(5);
     private static readonly Caller Ls = new(100, "ls");
     private static readonly Caller Scanner = new(101, "scanner");
+    private static readonly Caller FolderSkipper = new(102, "indexer");
 
     private DriveRig _rig = null!;
     private RequestCountingStore _asked = null!;
@@ -290,6 +292,7 @@ public sealed class BucketSyncTests(S3ServerFixture s3) : IClassFixture<S3Server
 
         Assert.False(await Engine.LookupMissingAsync("later.txt", Ls));
         Assert.False(await Engine.LookupMissingAsync("skipped.txt", Scanner));
+        Assert.False(File.Exists(_rig.Local("skipped.txt")));
         Assert.True(await Engine.LookupMissingAsync("folder", Ls));
         _rig.Clock.Advance(UpdateWait);
         Assert.True(await Engine.LookupMissingAsync("later.txt", Ls));
@@ -297,8 +300,48 @@ public sealed class BucketSyncTests(S3ServerFixture s3) : IClassFixture<S3Server
         Assert.True(Directory.Exists(_rig.Local("folder")));
         Assert.Equal(FileState.Stubbed, _rig.StateOf("later.txt"));
         Assert.Equal("later"u8.ToArray(), await _rig.ReadAsync("later.txt"));
-        Assert.False(File.Exists(_rig.Local("skipped.txt")));
         Assert.False(await Engine.LookupMissingAsync("x.tmp", Ls));
+    }
+
+    [Fact]
+    public async Task Many_new_names_in_a_folder_the_bucket_has_cost_one_listing_of_it_not_a_HEAD_each()
+    {
+        // Another site's folder: this site has not listed it. A copy of 200 new files into it looks each name up first.
+        var theirs = await PutLikeGeoDriveAsync("shared/theirs.bin", 1_000, seed: 7, DateTimeOffset.UtcNow);
+        Assert.True(await Engine.LookupMissingAsync("shared", Ls));
+        var listsBefore = _asked.Lists("shared/"); // the folder's own lookup asked what is under it
+
+        for (var i = 0; i < 200; i++)
+        {
+            Assert.False(await Engine.LookupMissingAsync($"shared/new-{i:000}.txt", Ls));
+        }
+
+        // The first new name is asked alone (one HEAD, and the listing of its would-be folder); the second lists the folder once.
+        Assert.Equal(1, _asked.HeadsUnder("shared/new-"));
+        Assert.Equal(listsBefore + 1, _asked.Lists("shared/"));
+        // The listing made what the bucket has there, as a listing of the folder does.
+        Assert.Equal(FileState.Stubbed, _rig.StateOf("shared/theirs.bin"));
+        Assert.Equal(theirs, await _rig.ReadAsync("shared/theirs.bin"));
+        // After updateWait a new name is asked again.
+        _rig.Clock.Advance(UpdateWait);
+        Assert.False(await Engine.LookupMissingAsync("shared/new-late.txt", Ls));
+        Assert.Equal(1, _asked.Heads("shared/new-late.txt"));
+    }
+
+    [Fact]
+    public async Task A_process_that_skips_folder_syncs_looks_names_up_one_by_one()
+    {
+        Directory.CreateDirectory(_rig.Local("quiet"));
+        await PutRawAsync("quiet/old.txt", "old");
+
+        for (var i = 0; i < 3; i++)
+        {
+            Assert.False(await Engine.LookupMissingAsync($"quiet/new-{i}.txt", FolderSkipper));
+        }
+
+        Assert.Equal(3, _asked.HeadsUnder("quiet/new-"));
+        Assert.Equal(0, _asked.Lists("quiet/"));
+        Assert.False(File.Exists(_rig.Local("quiet/old.txt")));
     }
 
     [Fact]

@@ -43,6 +43,9 @@ internal sealed class BucketSync(
 
     private readonly BucketCheckTimes _foldersListed = new();
     private readonly BucketCheckTimes _pathsChecked = new();
+
+    // Folders in which a name missing in the cache was looked up in the bucket, within updateWait.
+    private readonly BucketCheckTimes _foldersMissedIn = new();
     private BucketCheckGate? _bucketChecks;
 
     /// <summary>True while the bucket did not answer a check (a probe lets checks through again once it answers).</summary>
@@ -102,8 +105,13 @@ internal sealed class BucketSync(
         }
     }
 
-    /// <summary>A name missing in the cache (the front end's caller allowed the lookup): made as a stub or folder when the bucket has it.</summary>
-    public async ValueTask<bool> LookupMissingAsync(string path, CancellationToken cancellationToken = default)
+    /// <summary>
+    /// A name missing in the cache (the front end's caller allowed the lookup): made as a stub or folder when the bucket has it.
+    /// The first new name in a folder not synced within updateWait is asked alone (a HEAD); a second one syncs the folder, as
+    /// a listing would (when <paramref name="mayListFolder"/>: the caller's folderSync allows it), and the cache answers the rest:
+    /// a copy of many files into a folder the bucket has pays one listing, not a HEAD and a LIST per file.
+    /// </summary>
+    public async ValueTask<bool> LookupMissingAsync(string path, bool mayListFolder = true, CancellationToken cancellationToken = default)
     {
         if (path.Length == 0)
         {
@@ -122,6 +130,17 @@ internal sealed class BucketSync(
             // This is what keeps a bulk copy into the drive from paying a HEAD and a LIST per file.
             return false;
         }
+        var parent = DrivePath.Parent(path);
+        if (mayListFolder && _foldersMissedIn.IsFresh(parent, clock.UtcNow, updateWait))
+        {
+            await BeforeEnumerateAsync(parent, cancellationToken);
+            if (_foldersListed.IsFresh(parent, clock.UtcNow, updateWait))
+            {
+                return Path.Exists(LocalPath(path));
+            }
+            // Not synced (the bucket did not answer in time, or the folder is kept local): the name is asked alone.
+        }
+        _foldersMissedIn.Mark(parent, clock.UtcNow, updateWait);
         using (await locks.AcquireAsync(path, cancellationToken))
         {
             var local = LocalPath(path);

@@ -17,10 +17,13 @@ public sealed partial class DriveEngine : IDriveFileSystem
     public ValueTask BeforeEnumerateAsync(string path, Caller caller, CancellationToken cancellationToken = default) =>
         IsInternalPath(path) || TreatmentFor(caller).FolderSync == SyncAction.Skip ? ValueTask.CompletedTask : _sync.BeforeEnumerateAsync(path, cancellationToken);
 
-    public ValueTask<bool> LookupMissingAsync(string path, Caller caller, CancellationToken cancellationToken = default) =>
-        IsInternalPath(path) || TreatmentFor(caller).FileNotFound == SyncAction.Skip
+    public ValueTask<bool> LookupMissingAsync(string path, Caller caller, CancellationToken cancellationToken = default)
+    {
+        var treatment = TreatmentFor(caller);
+        return IsInternalPath(path) || treatment.FileNotFound == SyncAction.Skip
             ? ValueTask.FromResult(false)
-            : _sync.LookupMissingAsync(path, cancellationToken);
+            : _sync.LookupMissingAsync(path, mayListFolder: treatment.FolderSync != SyncAction.Skip, cancellationToken);
+    }
 
     public ValueTask<OpenDecision> OpenAsync(string path, Caller caller, OpenIntent intent, CancellationToken cancellationToken = default) =>
         OpenCoreAsync(path, caller, intent, streaming: false, cancellationToken);
