@@ -18,6 +18,7 @@ public sealed class CacheThresholdsTests
     private readonly List<FileEntry> _files = [];
     private readonly HashSet<string> _open = new(StringComparer.Ordinal);
     private readonly List<string> _stubbed = [];
+    private readonly HashSet<string> _failing = new(StringComparer.Ordinal);
     private readonly List<(DriveEventKind Kind, string Message, string? ErrorId)> _events = [];
     private readonly Volume _volume = new(1000 * MiB);
 
@@ -31,10 +32,14 @@ public sealed class CacheThresholdsTests
               {spec}
               stubbing: {"{"} minimumSize: 1MiB, rules: [ {"{"} paths: [ "keep/**" ], pin: true {"}"} ] {"}"}
             """),
-        () => _files.Where(f => f.State == FileState.Cached),
+        VisitCached,
         _open.Contains,
         (path, _) =>
         {
+            if (_failing.Contains(path))
+            {
+                throw new GeoDriveException(ErrorIds.StoreError, ErrorKind.InvalidOperation, $"'{path}' could not be verified.", "Try again.");
+            }
             var file = _files.Single(f => f.Path == path);
             file.State = FileState.Stubbed;
             _volume.Used -= file.Size;
@@ -42,6 +47,14 @@ public sealed class CacheThresholdsTests
             return Task.FromResult(file);
         },
         (kind, _, message, errorId) => _events.Add((kind, message, errorId)));
+
+    private void VisitCached(Action<FileEntry> visit)
+    {
+        foreach (var file in _files.Where(f => f.State == FileState.Cached))
+        {
+            visit(file);
+        }
+    }
 
     private void Cached(string path, long size, int minutesAgo, bool pinned = false) =>
         _files.Add(new FileEntry { Path = path, State = FileState.Cached, Size = size, LastAccessUtc = _now.AddMinutes(-minutesAgo), Pinned = pinned });
@@ -74,6 +87,27 @@ public sealed class CacheThresholdsTests
         Assert.Equal(2, stubbed);
         Assert.Equal(["old.bin", "middle.bin"], _stubbed);
         Assert.Contains(_events, e => e.Kind == DriveEventKind.Stub && e.Message.Contains("stubbed 2 least recently used files"));
+    }
+
+    [Fact]
+    public async Task Among_thousands_of_files_exactly_the_oldest_needed_go_and_one_that_fails_is_made_up_by_the_next_oldest()
+    {
+        // 2,000 files of 1 MiB, accessed a minute apart, listed in no particular order; 950 MiB used, down to 800.
+        var order = Enumerable.Range(0, 2_000).OrderBy(i => (i * 7_919) % 2_000).ToList();
+        foreach (var i in order)
+        {
+            Cached($"f{i:0000}.bin", MiB, minutesAgo: 10_000 - i);
+        }
+        _volume.Used = 950 * MiB;
+        _failing.Add("f0003.bin");
+
+        var stubbed = await Thresholds().StubAsync(CancellationToken.None);
+
+        // The 151 least recently used but the one that failed, oldest first.
+        Assert.Equal(150, stubbed);
+        Assert.Equal(Enumerable.Range(0, 151).Where(i => i != 3).Select(i => $"f{i:0000}.bin"), _stubbed);
+        Assert.Equal(800 * MiB, _volume.Used);
+        Assert.Single(_events, e => e.Kind == DriveEventKind.Error && e.ErrorId == ErrorIds.StoreError && e.Message.Contains("'f0003.bin'", StringComparison.Ordinal));
     }
 
     [Fact]
@@ -112,7 +146,7 @@ public sealed class CacheThresholdsTests
             spec:
               stubbing: { enabled: false }
               cacheThresholds: { reserveFree: 50MiB }
-            """), () => _files.Where(f => f.State == FileState.Cached), _open.Contains,
+            """), VisitCached, _open.Contains,
             (_, _) => throw new InvalidOperationException("mirror mode stubbed"), (_, _, _, _) => { });
         Assert.Equal(0, await mirror.StubAsync(CancellationToken.None));
     }

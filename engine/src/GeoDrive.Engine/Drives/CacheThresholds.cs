@@ -11,17 +11,19 @@ namespace GeoDrive.Engine.Drives;
 /// least recently accessed first until usage is down to stubUntil and reserveFree is free again. Pinned, open,
 /// empty and too-small files are never chosen; mirror mode (stubbing disabled) never stubs. A volume that stays
 /// over its threshold with nothing left to stub is said once, until it is under again.
+/// A pass keeps only the least recently accessed files that cover the bytes to free (its memory grows with
+/// those, not with the drive), and looks again when stubbing them was not enough.
 /// </summary>
 /// <param name="volume">The cache volume, measured before the pass and after each stub.</param>
 /// <param name="policy">The policy in force at the moment of the pass.</param>
-/// <param name="cachedFiles">The drive's Cached files.</param>
+/// <param name="visitCached">Visits the drive's Cached files, inside the index's read lock (the visitor must not call the index).</param>
 /// <param name="isOpen">Whether a file has a handle open (never stubbed then).</param>
 /// <param name="stub">The drive's stubbing of one file, which checks again under the file's lock.</param>
 /// <param name="record">The drive's event log.</param>
 public sealed class CacheThresholds(
     ICacheVolume volume,
     Func<PolicyEvaluator> policy,
-    Func<IEnumerable<FileEntry>> cachedFiles,
+    Action<Action<FileEntry>> visitCached,
     Func<string, bool> isOpen,
     Func<string, CancellationToken, Task<FileEntry>> stub,
     Action<DriveEventKind, string?, string, string?> record)
@@ -49,33 +51,38 @@ public sealed class CacheThresholds(
         }
 
         var started = usage;
-        var candidates = cachedFiles()
-            .Where(e => e.Size > 0 && AccessWaitStubbing.MayStub(e, rules, isOpen))
-            .OrderBy(e => e.LastAccessUtc)
-            .Select(e => e.Path)
-            .ToList();
         var stubbed = 0;
-        foreach (var path in candidates)
+        var tried = new HashSet<string>(StringComparer.Ordinal);
+        while (!Reached(usage))
         {
-            if (usage.UsedBytes <= stubUntil && usage.AvailableBytes >= reserveFree)
+            var candidates = OldestCovering(Math.Max(usage.UsedBytes - stubUntil, reserveFree - usage.AvailableBytes), rules, tried);
+            if (candidates.Count == 0)
             {
                 break;
             }
-            try
+            foreach (var path in candidates)
             {
-                if ((await stub(path, cancellationToken)).State == FileState.Stubbed)
+                if (Reached(usage))
                 {
-                    stubbed++;
+                    break;
                 }
+                tried.Add(path);
+                try
+                {
+                    if ((await stub(path, cancellationToken)).State == FileState.Stubbed)
+                    {
+                        stubbed++;
+                    }
+                }
+                catch (GeoDriveException ex)
+                {
+                    record(DriveEventKind.Error, path, $"Not stubbed for the cache threshold: {ex.Message}", ex.ErrorId);
+                }
+                usage = volume.Measure();
             }
-            catch (GeoDriveException ex)
-            {
-                record(DriveEventKind.Error, path, $"Not stubbed for the cache threshold: {ex.Message}", ex.ErrorId);
-            }
-            usage = volume.Measure();
         }
 
-        var reached = usage.UsedBytes <= stubUntil && usage.AvailableBytes >= reserveFree;
+        var reached = Reached(usage);
         if (stubbed > 0)
         {
             record(DriveEventKind.Stub, null,
@@ -89,5 +96,40 @@ public sealed class CacheThresholds(
                 ErrorIds.CacheThresholdUnreachable);
         }
         return stubbed;
+
+        bool Reached(VolumeUsage now) => now.UsedBytes <= stubUntil && now.AvailableBytes >= reserveFree;
+    }
+
+    /// <summary>
+    /// The least recently accessed files that may be stubbed (not tried yet in this pass) whose sizes add up to
+    /// <paramref name="bytes"/>, oldest first: a visit that keeps at most those, dropping the newest kept whenever the
+    /// others cover the bytes without it.
+    /// </summary>
+    private List<string> OldestCovering(long bytes, PolicyEvaluator rules, HashSet<string> tried)
+    {
+        // The newest kept comes out first: priorities are negated access times.
+        var kept = new PriorityQueue<(string Path, long Size, DateTimeOffset Access), long>();
+        long keptBytes = 0;
+        visitCached(e =>
+        {
+            if (e.Size <= 0 || tried.Contains(e.Path) || !AccessWaitStubbing.MayStub(e, rules, isOpen))
+            {
+                return;
+            }
+            kept.Enqueue((e.Path, e.Size, e.LastAccessUtc), -e.LastAccessUtc.UtcTicks);
+            keptBytes += e.Size;
+            while (kept.TryPeek(out var newest, out _) && keptBytes - newest.Size >= bytes)
+            {
+                kept.Dequeue();
+                keptBytes -= newest.Size;
+            }
+        });
+        var oldestFirst = new List<(string Path, long Size, DateTimeOffset Access)>(kept.Count);
+        while (kept.TryDequeue(out var file, out _))
+        {
+            oldestFirst.Add(file);
+        }
+        oldestFirst.Reverse();
+        return oldestFirst.ConvertAll(f => f.Path);
     }
 }

@@ -69,7 +69,7 @@ public sealed partial class DriveEngine : IAsyncDisposable
             CopyFailedAsync, RenamedOntoTakenNameAsync, RescueDisplacedStubAsync, () => _uploads.EndpointAnswered(), Record);
         _accessWaits = new AccessWaitStubbing(() => _policy, visit => _index.VisitByState(FileState.Cached, visit), _open.ContainsKey, StubAsync, Record, clock, options.TickBatchSize);
         _thresholds = new CacheThresholds(options.CacheVolume ?? new FolderVolume(options.CachePath), () => _policy,
-            () => _index.FindByState(FileState.Cached), _open.ContainsKey, StubAsync, Record);
+            visit => _index.VisitByState(FileState.Cached, visit), _open.ContainsKey, StubAsync, Record);
     }
 
     // The recalls in flight and their bytes; the file's life around them is DriveEngine.Recall's, under its lock.
