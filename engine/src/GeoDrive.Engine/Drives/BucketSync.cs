@@ -123,14 +123,14 @@ internal sealed class BucketSync(
             return false;
         }
         var updateWait = policy().UpdateWait;
-        if (_pathsChecked.IsFresh(path, clock.UtcNow, updateWait) || _foldersListed.IsFresh(DrivePath.Parent(path), clock.UtcNow, updateWait))
+        var parent = DrivePath.Parent(path);
+        if (_pathsChecked.IsFresh(path, clock.UtcNow, updateWait) || _foldersListed.IsFresh(parent, clock.UtcNow, updateWait))
         {
             // Asked within updateWait, or its folder was: a folder synced with the bucket (or found empty
             // there) has every object of the bucket as a stub already, so a name still missing is new.
             // This is what keeps a bulk copy into the drive from paying a HEAD and a LIST per file.
             return false;
         }
-        var parent = DrivePath.Parent(path);
         if (mayListFolder && _foldersMissedIn.IsFresh(parent, clock.UtcNow, updateWait))
         {
             await BeforeEnumerateAsync(parent, cancellationToken);

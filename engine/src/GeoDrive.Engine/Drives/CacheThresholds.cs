@@ -56,7 +56,7 @@ public sealed class CacheThresholds(
         while (!Reached(usage))
         {
             var candidates = OldestCovering(Math.Max(usage.UsedBytes - stubUntil, reserveFree - usage.AvailableBytes), rules, tried);
-            if (candidates.Count == 0)
+            if (candidates.Length == 0)
             {
                 break;
             }
@@ -105,10 +105,10 @@ public sealed class CacheThresholds(
     /// <paramref name="bytes"/>, oldest first: a visit that keeps at most those, dropping the newest kept whenever the
     /// others cover the bytes without it.
     /// </summary>
-    private List<string> OldestCovering(long bytes, PolicyEvaluator rules, HashSet<string> tried)
+    private string[] OldestCovering(long bytes, PolicyEvaluator rules, HashSet<string> tried)
     {
         // The newest kept comes out first: priorities are negated access times.
-        var kept = new PriorityQueue<(string Path, long Size, DateTimeOffset Access), long>();
+        var kept = new PriorityQueue<(string Path, long Size), long>();
         long keptBytes = 0;
         visitCached(e =>
         {
@@ -116,7 +116,7 @@ public sealed class CacheThresholds(
             {
                 return;
             }
-            kept.Enqueue((e.Path, e.Size, e.LastAccessUtc), -e.LastAccessUtc.UtcTicks);
+            kept.Enqueue((e.Path, e.Size), -e.LastAccessUtc.UtcTicks);
             keptBytes += e.Size;
             while (kept.TryPeek(out var newest, out _) && keptBytes - newest.Size >= bytes)
             {
@@ -124,12 +124,12 @@ public sealed class CacheThresholds(
                 keptBytes -= newest.Size;
             }
         });
-        var oldestFirst = new List<(string Path, long Size, DateTimeOffset Access)>(kept.Count);
-        while (kept.TryDequeue(out var file, out _))
+        // Filled from the end: the queue gives the newest first.
+        var oldestFirst = new string[kept.Count];
+        for (var i = oldestFirst.Length - 1; kept.TryDequeue(out var file, out _); i--)
         {
-            oldestFirst.Add(file);
+            oldestFirst[i] = file.Path;
         }
-        oldestFirst.Reverse();
-        return oldestFirst.ConvertAll(f => f.Path);
+        return oldestFirst;
     }
 }
