@@ -91,7 +91,7 @@ public sealed partial class S3ObjectStore
             {
                 var complete = new CompleteMultipartUploadRequest { BucketName = _options.Bucket, Key = key, UploadId = uploadId, PartETags = [.. etags] };
                 // Servers that check conditions on a completion (AWS S3) refuse it over another version; others ignore them.
-                Condition(condition, etag => complete.IfMatch = etag, () => complete.IfNoneMatch = "*");
+                Condition(IfMatchRefused && !condition.KeyFree ? PutCondition.Any : condition, etag => complete.IfMatch = etag, () => complete.IfNoneMatch = "*");
                 return client.CompleteMultipartUploadAsync(complete, cancellationToken);
             }, cancellationToken);
             observer?.Ended(uploadId);

@@ -22,6 +22,9 @@ public sealed partial class S3ObjectStore : IObjectStore, IDisposable
     /// <summary>True once the server answered a conditional write with NotImplemented: later uploads go without conditions.</summary>
     public bool ConditionalWritesRefused { get; private set; }
 
+    /// <summary>True once the server refused a PUT's If-Match that held (the object was that version): later uploads go without it.</summary>
+    public bool IfMatchRefused { get; private set; }
+
     public S3ObjectStore(S3StoreOptions options)
     {
         options.Validate();
@@ -63,12 +66,22 @@ public sealed partial class S3ObjectStore : IObjectStore, IDisposable
 
     public async Task<ObjectInfo> PutAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, IMultipartObserver? observer, PutCondition condition, CancellationToken cancellationToken = default)
     {
+        var sent = ConditionalWritesRefused || (IfMatchRefused && !condition.KeyFree) ? PutCondition.Any : condition;
         try
         {
-            return await PutOnceAsync(key, content, length, metadata, observer, ConditionalWritesRefused ? PutCondition.Any : condition, cancellationToken);
+            return await PutOnceAsync(key, content, length, metadata, observer, sent, cancellationToken);
         }
         catch (GeoDriveException ex) when (ex.ErrorId == ErrorIds.ObjectMismatch && !condition.IsAny)
         {
+            if (sent.ETag is not null && length <= _options.MultipartThreshold && content.CanSeek && Satisfies(sent, await HeadAsync(key, cancellationToken)))
+            {
+                // Refused though the object is the very version the condition names: Ceph RGW (16) refuses every If-Match
+                // on a PUT into a bucket that keeps versions. Uploads replacing a version go on without it, the engine's
+                // comparison (a HEAD) just before still deciding (docs/decisions/0014-conditional-uploads.md).
+                IfMatchRefused = true;
+                content.Position = 0;
+                return await PutOnceAsync(key, content, length, metadata, observer, PutCondition.Any, cancellationToken);
+            }
             throw new GeoDriveException(ErrorIds.ObjectMismatch, ErrorKind.InvalidData,
                 $"The object '{key}' in bucket '{_options.Bucket}' changed (another site or tool wrote it) after this upload compared with it: nothing was overwritten.",
                 "Nothing to do: GeoDrive compares again and, when both changed, keeps both versions.", ex);
@@ -118,6 +131,11 @@ public sealed partial class S3ObjectStore : IObjectStore, IDisposable
                 }
                 return client.PutObjectAsync(request, cancellationToken);
             }, cancellationToken);
+            if (condition.KeyFree && !_probedWithVersions && _refusesPutsOverTakenKeys == true && !string.IsNullOrEmpty(response.VersionId))
+            {
+                // Versioning was turned on after the probe: asked again before the next upload relies on the refusal.
+                _refusesPutsOverTakenKeys = null;
+            }
             // A single PUT answers with the object's ETag, the MD5 of its bytes: the caller checks it
             // against its own MD5, so no HEAD is needed (rclone pays one per file).
             return new ObjectInfo(key, length, response.ETag, _options.Time.GetUtcNow(), metadata, NullIfEmpty(response.VersionId));
@@ -256,6 +274,8 @@ public sealed partial class S3ObjectStore : IObjectStore, IDisposable
 
     // The probe's answer once the server gave one (null until then: a probe the endpoint could not answer is asked again).
     private bool? _refusesPutsOverTakenKeys;
+    // Whether the bucket kept versions when the probe ran: Ceph RGW ignores If-None-Match in a bucket that keeps versions.
+    private volatile bool _probedWithVersions;
     private readonly SemaphoreSlim _probing = new(1, 1);
 
     public async Task<bool> RefusesPutsOverTakenKeysAsync(string probeKey, CancellationToken cancellationToken = default)
@@ -286,7 +306,8 @@ public sealed partial class S3ObjectStore : IObjectStore, IDisposable
         var none = new Dictionary<string, string>();
         try
         {
-            await PutOnceAsync(probeKey, new MemoryStream([], writable: false), 0, none, null, PutCondition.Any, cancellationToken);
+            var first = await PutOnceAsync(probeKey, new MemoryStream([], writable: false), 0, none, null, PutCondition.Any, cancellationToken);
+            _probedWithVersions = first.VersionId is not null;
             try
             {
                 await PutOnceAsync(probeKey, new MemoryStream([], writable: false), 0, none, null, PutCondition.Absent, cancellationToken);

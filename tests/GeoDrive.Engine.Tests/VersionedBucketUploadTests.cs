@@ -1,0 +1,83 @@
+using Amazon.S3;
+using Amazon.S3.Model;
+using GeoDrive.Core.Model;
+using GeoDrive.TestSupport;
+
+namespace GeoDrive.Engine.Tests;
+
+/// <summary>
+/// Ceph RGW (16) answers every PUT with If-Match into a bucket that keeps versions with 412, even when the object is
+/// that very version (and ignores If-None-Match: * there). A changed file must still go up, in one PUT or in parts.
+/// </summary>
+public sealed class VersionedBucketUploadTests(CephS3Fixture ceph) : IClassFixture<CephS3Fixture>
+{
+    private const string SettleZero = """
+        apiVersion: geodrive/v1
+        kind: CloudDrivePolicy
+        metadata: { name: versioned-upload-tests }
+        spec:
+          stubbing: { enabled: true, accessWait: 1h }
+          upload: { settle: 0s }
+          transfer: { multipart: { threshold: 5MiB, partSize: 5MiB } }
+        """;
+
+    [Fact]
+    public async Task A_changed_file_goes_up_into_a_Ceph_bucket_that_keeps_versions_though_the_server_refuses_every_If_Match()
+    {
+        await using var rig = new DriveRig(ceph, SettleZero, multipartThreshold: 5L << 20);
+        await ceph.Client.PutBucketVersioningAsync(new PutBucketVersioningRequest
+        {
+            BucketName = rig.Bucket,
+            VersioningConfig = new S3BucketVersioningConfig { Status = VersionStatus.Enabled },
+        });
+        foreach (var (path, size) in new[] { ("large.bin", 6 << 20), ("small.txt", 4_000) })
+        {
+            for (var round = 1; round <= 3; round++)
+            {
+                var bytes = DriveRig.RandomBytes(size + round, round);
+                await rig.WriteAsync(path, bytes);
+                await rig.Engine.TickAsync();
+                await rig.Engine.WhenUploadsIdleAsync();
+
+                Assert.True(rig.StateOf(path) == FileState.Cached, $"{path}, write {round}: {rig.Engine.GetFile(path)?.LastError}");
+                Assert.Equal(bytes, await rig.ObjectBytesAsync(path));
+            }
+            var versions = await ceph.Client.ListVersionsAsync(new ListVersionsRequest { BucketName = rig.Bucket, Prefix = path });
+            Assert.Equal(3, versions.Versions.Count); // each write a version of its own
+        }
+    }
+
+    [Fact]
+    public async Task Versioning_turned_on_while_the_drive_runs_never_lets_a_new_file_replace_another_site_s_object_unseen()
+    {
+        await using var rig = new DriveRig(ceph, SettleZero);
+        await rig.WriteAsync("first.txt", "before versioning"u8.ToArray());
+        await rig.Engine.TickAsync();
+        await rig.Engine.WhenUploadsIdleAsync();
+        Assert.Equal(FileState.Cached, rig.StateOf("first.txt")); // the write probe ran: the bucket refused a PUT over a taken key
+
+        await ceph.Client.PutBucketVersioningAsync(new PutBucketVersioningRequest
+        {
+            BucketName = rig.Bucket,
+            VersioningConfig = new S3BucketVersioningConfig { Status = VersionStatus.Enabled },
+        });
+        await rig.WriteAsync("second.txt", "after versioning"u8.ToArray());
+        await rig.Engine.TickAsync();
+        await rig.Engine.WhenUploadsIdleAsync();
+        // Another site writes a name this drive has not seen yet, and this drive writes the same name.
+        await ceph.Client.PutObjectAsync(new PutObjectRequest { BucketName = rig.Bucket, Key = "report.txt", ContentBody = "the other site's report" });
+        await rig.WriteAsync("report.txt", "this site's report"u8.ToArray());
+        await rig.Engine.TickAsync();
+        await rig.Engine.WhenUploadsIdleAsync();
+
+        Assert.Equal("the other site's report"u8.ToArray(), await rig.ObjectBytesAsync("report.txt"));
+        var keys = new List<string>();
+        await foreach (var o in rig.Store.ListAsync(""))
+        {
+            keys.Add(o.Key);
+        }
+        var kept = keys.Where(k => k.StartsWith("report", StringComparison.Ordinal) && k != "report.txt").ToList();
+        Assert.True(kept.Count == 1, "the local bytes kept under a conflict name: " + string.Join(", ", keys));
+        Assert.Equal("this site's report"u8.ToArray(), await rig.ObjectBytesAsync(kept[0]));
+    }
+}
