@@ -46,5 +46,13 @@ public abstract class ForwardingStore(IObjectStore inner) : IObjectStore
     public virtual IAsyncEnumerable<ObjectInfo> ListAsync(string prefix, bool recursive = true, CancellationToken cancellationToken = default) =>
         inner.ListAsync(prefix, recursive, cancellationToken);
 
+    public virtual Task<IReadOnlyList<StoredVersion>> ListVersionsAsync(string key, CancellationToken cancellationToken = default) =>
+        inner.ListVersionsAsync(key, cancellationToken);
+
+    public virtual Task<ObjectInfo> RestoreVersionAsync(string key, string versionId, IReadOnlyDictionary<string, string> metadataChanges, CancellationToken cancellationToken = default) =>
+        inner.RestoreVersionAsync(key, versionId, metadataChanges, cancellationToken);
+
+    public virtual Task<bool?> KeepsVersionsAsync(CancellationToken cancellationToken = default) => inner.KeepsVersionsAsync(cancellationToken);
+
     public virtual Task DeleteAsync(string key, CancellationToken cancellationToken = default) => inner.DeleteAsync(key, cancellationToken);
 }

@@ -27,6 +27,8 @@ public sealed class DriveInfo
     public long CachedCount { get; init; }
     public long StubbedCount { get; init; }
     public string? LastError { get; init; }
+    /// <summary>Said once, by New-CloudDrive: what works less well with this bucket (one that keeps no versions).</summary>
+    public string[] Warnings { get; init; } = [];
 }
 
 public sealed class NewDriveRequest
@@ -73,8 +75,34 @@ public sealed class CloudFileInfo
     public string? PinnedBy { get; init; }
     public string? ObjectKey { get; init; }
     public string? ETag { get; init; }
+    /// <summary>The bucket's version id of the object the file stands for (null when the bucket keeps no versions).</summary>
+    public string? VersionId { get; init; }
     public string? Checksum { get; init; }
     public string? LastError { get; init; }
+}
+
+/// <summary>One version or delete marker of a file's object (Get-CloudFileVersion), newest first.</summary>
+public sealed class CloudFileVersionInfo
+{
+    public required string Drive { get; init; }
+    public required string Path { get; init; }
+    public required string VersionId { get; init; }
+    /// <summary>The bucket's current version of the key (a delete marker when the file was deleted).</summary>
+    public bool IsLatest { get; init; }
+    public bool IsDeleteMarker { get; init; }
+    public long Size { get; init; }
+    public DateTimeOffset Modified { get; init; }
+    public string? ETag { get; init; }
+}
+
+/// <summary>Restore-CloudFile: makes a version current again, as a new version; the drive shows it as a stub.</summary>
+public sealed class RestoreFileRequest
+{
+    public required string Path { get; init; }
+    /// <summary>The version to bring back; null with <see cref="Deleted"/>: the newest version before the delete.</summary>
+    public string? VersionId { get; init; }
+    /// <summary>The file was deleted: bring it back (refused when the drive or the bucket still holds it).</summary>
+    public bool Deleted { get; init; }
 }
 
 public sealed class FileActionRequest

@@ -86,6 +86,14 @@ public sealed partial class GeoDriveClient : IDisposable
     public Task<FileActionResult[]> RecallAsync(string drive, FileActionRequest request, CancellationToken cancellationToken = default) =>
         SendAsync<FileActionResult[]>(HttpMethod.Post, ApiRoutes.Recall(drive), request, cancellationToken);
 
+    /// <summary>Every version and delete marker of the file's object, newest first (Get-CloudFileVersion).</summary>
+    public Task<CloudFileVersionInfo[]> GetFileVersionsAsync(string drive, string path, CancellationToken cancellationToken = default) =>
+        SendAsync<CloudFileVersionInfo[]>(HttpMethod.Get, ApiRoutes.FileVersions(drive, path), null, cancellationToken);
+
+    /// <summary>Makes a version current again, as a new version (Restore-CloudFile); answers the file as the drive now shows it.</summary>
+    public Task<CloudFileInfo> RestoreFileAsync(string drive, RestoreFileRequest request, CancellationToken cancellationToken = default) =>
+        SendAsync<CloudFileInfo>(HttpMethod.Post, ApiRoutes.Restore(drive), request, cancellationToken);
+
     public Task<PolicyFileInfo[]> GetPolicyFilesAsync(string drive, CancellationToken cancellationToken = default) =>
         SendAsync<PolicyFileInfo[]>(HttpMethod.Get, ApiRoutes.Policy(drive), null, cancellationToken);
 

@@ -65,8 +65,11 @@ public sealed partial class S3ObjectStore
             ?? throw S3Errors.Translate(new InvalidOperationException("the object is missing right after its copy"), _options, _options.Endpoint, destinationKey);
     }
 
-    /// <summary>Above 5 GiB: a multipart upload whose parts are ranges copied from the source, pinned to its ETag; aborted on failure.</summary>
-    private async Task CopyInPartsAsync(ObjectInfo source, string destinationKey, ObjectVersion expected, IReadOnlyDictionary<string, string> metadata, IMultipartObserver? observer, CancellationToken cancellationToken)
+    /// <summary>
+    /// Above 5 GiB: a multipart upload whose parts are ranges copied from the source (version <paramref name="sourceVersionId"/>
+    /// when given, else the current one), pinned to its ETag; aborted on failure.
+    /// </summary>
+    private async Task CopyInPartsAsync(ObjectInfo source, string destinationKey, ObjectVersion expected, IReadOnlyDictionary<string, string> metadata, IMultipartObserver? observer, CancellationToken cancellationToken, string? sourceVersionId = null)
     {
         var uploadId = await InitiateAsync(destinationKey, metadata, observer, cancellationToken);
         try
@@ -82,6 +85,7 @@ public sealed partial class S3ObjectStore
                 {
                     SourceBucket = _options.Bucket,
                     SourceKey = source.Key,
+                    SourceVersionId = sourceVersionId,
                     DestinationBucket = _options.Bucket,
                     DestinationKey = destinationKey,
                     UploadId = uploadId,

@@ -44,6 +44,8 @@ public static class ErrorIds
     public const string FileNotFound = "FileNotFound";
     public const string FileBusy = "FileBusy";
     public const string FileNotUploaded = "FileNotUploaded";
+    public const string VersionNotFound = "VersionNotFound";
+    public const string FileNotDeleted = "FileNotDeleted";
     public const string FileExcluded = "FileExcluded";
     public const string RecallDenied = "RecallDenied";
     public const string CacheThresholdUnreachable = "CacheThresholdUnreachable";

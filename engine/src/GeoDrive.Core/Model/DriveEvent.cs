@@ -27,4 +27,6 @@ public enum DriveEventKind
     Pin,
     /// <summary>A file changed here and in the bucket: both were kept (the local bytes under a conflict name).</summary>
     Conflict,
+    /// <summary>Restore-CloudFile made an older version of a file current again.</summary>
+    Restore,
 }

@@ -10,6 +10,12 @@ public sealed record ObjectInfo(
     string? VersionId = null);
 
 /// <summary>
+/// One version of an object, or a delete marker, as a listing of the bucket's versions shows it (newest first).
+/// A bucket that never kept versions shows its one object under the version id "null".
+/// </summary>
+public sealed record StoredVersion(string Key, string VersionId, bool IsLatest, bool IsDeleteMarker, long Size, string? ETag, DateTimeOffset LastModifiedUtc);
+
+/// <summary>
 /// The version of an object a read must get (If-Match on the ETag, and the version id where the bucket
 /// keeps versions): an object replaced meanwhile fails the read with ObjectMismatch instead of mixing versions.
 /// </summary>

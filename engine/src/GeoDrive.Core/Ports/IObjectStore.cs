@@ -60,6 +60,21 @@ public interface IObjectStore
 
     Task DeleteAsync(string key, CancellationToken cancellationToken = default);
 
+    /// <summary>Every version and delete marker of exactly <paramref name="key"/> (not keys below it), newest first.</summary>
+    Task<IReadOnlyList<StoredVersion>> ListVersionsAsync(string key, CancellationToken cancellationToken = default) =>
+        throw new NotSupportedException("This store lists no versions.");
+
+    /// <summary>
+    /// Copies version <paramref name="versionId"/> of <paramref name="key"/> over the key (server side): it becomes the
+    /// current version, as a new version, and every older one stays. It keeps that version's user metadata, with
+    /// <paramref name="metadataChanges"/> set over it. Returns the new current version as a HEAD shows it.
+    /// </summary>
+    Task<ObjectInfo> RestoreVersionAsync(string key, string versionId, IReadOnlyDictionary<string, string> metadataChanges, CancellationToken cancellationToken = default) =>
+        throw new NotSupportedException("This store restores no versions.");
+
+    /// <summary>Whether the bucket keeps versions (versioning enabled); null when the server could not say.</summary>
+    Task<bool?> KeepsVersionsAsync(CancellationToken cancellationToken = default) => Task.FromResult<bool?>(null);
+
     /// <summary>
     /// Whether the server refuses a PUT under If-None-Match: * when the key holds an object (412), as AWS S3, Ceph
     /// RGW and moto do; found out once per store by a probe under <paramref name="probeKey"/> (written, written again

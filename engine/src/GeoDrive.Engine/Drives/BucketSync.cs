@@ -266,6 +266,41 @@ internal sealed class BucketSync(
         replaced(entry.Path);
     }
 
+    /// <summary>
+    /// Restore-CloudFile, the path's lock held: the drive shows the restored version as a stub. A clean file or a stub
+    /// follows it as it would follow another site's version; a file the drive no longer has comes back as a stub, its
+    /// folders made first. False when the path cannot show it (a local file or folder took the name meanwhile).
+    /// </summary>
+    public bool ShowRestoredLocked(string path, FileEntry? entry, ObjectInfo head)
+    {
+        if (entry is not null)
+        {
+            FollowNewerVersionLocked(entry, head, head.Key);
+        }
+        else
+        {
+            var folders = path.Split('/')[..^1];
+            for (var depth = 1; depth <= folders.Length; depth++)
+            {
+                var folder = string.Join('/', folders[..depth]);
+                if (!Directory.Exists(LocalPath(folder)) && !CreateFolder(folder))
+                {
+                    return false;
+                }
+            }
+            if (!CreateStubLocked(path, head))
+            {
+                return false;
+            }
+            replaced(path);
+        }
+        _pathsChecked.Mark(path, clock.UtcNow, policy().UpdateWait);
+        return true;
+    }
+
+    /// <summary>Whether a delete, a rename's copy or a rename away from <paramref name="key"/> is still owed to the bucket.</summary>
+    public bool HasOwedChange(string key) => IsTombstoned(key) || owed.IsCopySource(key);
+
     /// <param name="answered">Told when the bucket's listing first answers (the deadline is on that answer, not on a large folder's whole sync).</param>
     /// <summary>
     /// Whether a clean file whose object is gone follows that delete: only a Cached or Stubbed file whose

@@ -2,6 +2,7 @@ using GeoDrive.Core.Ports;
 using GeoDrive.Api;
 using GeoDrive.Core.Errors;
 using GeoDrive.Core.Model;
+using GeoDrive.Core.Paths;
 using GeoDrive.Engine.Drives;
 using GeoDrive.Engine.Files;
 using GeoDrive.Service.Drives;
@@ -49,6 +50,27 @@ public static class ControlApiRoutes
         app.MapPost(ApiRoutes.Drives + "/{name}/files/recall", (string name, FileActionRequest request, DriveRegistry drives, CancellationToken ct) =>
             ForEachFileAsync(drives.Engine(name), request, (engine, path, c) => engine.RecallAsync(path, c), ct));
 
+        app.MapGet(ApiRoutes.Drives + "/{name}/files/versions", async (string name, string path, DriveRegistry drives, CancellationToken ct) =>
+        {
+            var engine = drives.Engine(name);
+            return (await engine.GetVersionsAsync(path, ct)).Select(v => new CloudFileVersionInfo
+            {
+                Drive = engine.Name,
+                Path = DrivePath.Normalize(path),
+                VersionId = v.VersionId,
+                IsLatest = v.IsLatest,
+                IsDeleteMarker = v.IsDeleteMarker,
+                Size = v.Size,
+                Modified = v.LastModifiedUtc,
+                ETag = v.ETag?.Trim('"'),
+            }).ToList();
+        });
+        app.MapPost(ApiRoutes.Drives + "/{name}/files/restore", async (string name, RestoreFileRequest request, DriveRegistry drives, CancellationToken ct) =>
+        {
+            var engine = drives.Engine(name);
+            return Describe(engine, await engine.RestoreVersionAsync(request.Path, request.VersionId, request.Deleted, ct));
+        });
+
         PolicyRoutes.Map(app);
         EventRoutes.Map(app);
         PinRoutes.Map(app);
@@ -68,6 +90,7 @@ public static class ControlApiRoutes
         PinnedBy = e.Pinned ? "Cmdlet" : engine.Policy.IsPinned(e.Path) ? "Policy" : null,
         ObjectKey = e.ObjectKey,
         ETag = e.ETag,
+        VersionId = e.VersionId,
         Checksum = e.Checksum,
         LastError = e.LastError,
     };

@@ -117,13 +117,17 @@ public sealed class DriveHost : IAsyncDisposable
         _mount = null;
     }
 
-    public DriveInfo ToInfo()
+    /// <summary>Whether the drive's bucket keeps versions (null: the server could not say).</summary>
+    public Task<bool?> KeepsVersionsAsync(CancellationToken cancellationToken) => _store.KeepsVersionsAsync(cancellationToken);
+
+    public DriveInfo ToInfo(string[]? warnings = null)
     {
         var counts = Engine.CountByState();
         long Count(FileState s) => counts.TryGetValue(s, out var n) ? n : 0;
         return new DriveInfo
         {
             Name = Definition.Name,
+            Warnings = warnings ?? [],
             CachePath = Definition.CachePath,
             MountPath = Definition.MountPath,
             Endpoint = Definition.Endpoint,

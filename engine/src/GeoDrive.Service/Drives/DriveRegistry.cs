@@ -103,7 +103,10 @@ public sealed partial class DriveRegistry(ServiceOptions options, IClock clock, 
             KeepLastGoodPolicy(definition.Name, loaded);
             _drives[definition.Name] = host;
             _logger.LogInformation("Drive {Name} created: cache {Cache}, mount {Mount}, bucket {Bucket} at {Endpoint}", definition.Name, definition.CachePath, definition.MountPath, definition.Bucket, string.Join(", ", definition.AdditionalEndpoints.Prepend(definition.Endpoint)));
-            return host.ToInfo();
+            // Said, not refused: a bucket without versions works, but nothing overwritten or deleted can be brought back.
+            return await host.KeepsVersionsAsync(cancellationToken) == false
+                ? host.ToInfo([$"Bucket '{definition.Bucket}' keeps no versions: a file overwritten or deleted on this drive cannot be brought back with Restore-CloudFile. Turn versioning on for the bucket (S3: PutBucketVersioning, Status Enabled) to keep them."])
+                : host.ToInfo();
         }
         finally
         {
