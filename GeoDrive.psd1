@@ -45,6 +45,9 @@
     'Register-CloudRecallJob'
     'Get-CloudRecallJob'
     'Unregister-CloudRecallJob'
+    # issue 14
+    'Get-CloudFileVersion'
+    'Restore-CloudFile'
   )
   FunctionsToExport    = @()
   DscResourcesToExport = @('CloudDrive')

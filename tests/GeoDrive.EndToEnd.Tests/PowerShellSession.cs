@@ -39,12 +39,21 @@ public sealed class PowerShellSession : IDisposable
             }
         }
         ps.AddScript(script);
-        var output = ps.Invoke();
-        LastErrors = ps.Streams.Error.ToList();
-        return output;
+        try
+        {
+            return ps.Invoke();
+        }
+        finally
+        {
+            LastErrors = ps.Streams.Error.ToList();
+            LastWarnings = ps.Streams.Warning.ToList();
+        }
     }
 
     public IReadOnlyList<ErrorRecord> LastErrors { get; private set; } = [];
+
+    /// <summary>What the last script wrote with Write-Warning (New-CloudDrive about a bucket, say).</summary>
+    public IReadOnlyList<WarningRecord> LastWarnings { get; private set; } = [];
 
     /// <summary>Runs a script that must fail; returns the error record (terminating or not).</summary>
     public ErrorRecord InvokeExpectingError(string script, IDictionary<string, object?>? variables = null)

@@ -106,7 +106,13 @@ public sealed class NewCloudDriveCommand : GeoDriveCmdlet
         // A refused drive leaves nothing to go on with: terminating, so `$ErrorActionPreference` need not be Stop.
         try
         {
-            WriteObject(Call((c, ct) => c.NewDriveAsync(request, ct)));
+            var drive = Call((c, ct) => c.NewDriveAsync(request, ct));
+            // Said once, at creation: what works less well with this bucket (one that keeps no versions, say).
+            foreach (var warning in drive.Warnings)
+            {
+                WriteWarning(warning);
+            }
+            WriteObject(drive);
         }
         catch (Core.Errors.GeoDriveException ex)
         {

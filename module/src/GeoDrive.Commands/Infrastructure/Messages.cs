@@ -41,6 +41,25 @@ internal static class Messages
     // Issue 5
     public const string PinOrUnpin = "Set-CloudFile needs exactly one of -Pin and -Unpin.";
     public const string PinOrUnpinRemedy = "Add -Pin to keep the files local, or -Unpin to let the policy stub them again.";
+    // Get-CloudFileVersion, Restore-CloudFile
+    public static string NoVersions(string path, string drive) => $"The bucket of drive '{drive}' holds no version of '{path}'.";
+
+    public static string NoVersionsRemedy(string drive) =>
+        $"Give the file's exact drive-relative path with '/' (no wildcards: a deleted file is not listed anywhere else); 'Get-CloudFile -Drive {drive}' lists the files the drive has.";
+
+    public static string DeleteMarkerNotRestorable(string versionId, string path, string drive) =>
+        $"Version '{versionId}' of '{path}' on drive '{drive}' is a delete marker: it holds no data to restore.";
+
+    public static string DeleteMarkerNotRestorableRemedy(string path, string drive) =>
+        $"Pick a version whose IsDeleteMarker is False from 'Get-CloudFileVersion -Drive {drive} -Path {path}', or run 'Restore-CloudFile -Drive {drive} -Path {path} -Deleted' for the newest version before the delete.";
+
+    public static string RestoreAction(string? versionId, bool deleted) => (versionId, deleted) switch
+    {
+        (null, _) => "Restore the deleted file (its newest version before the delete, as a new current version; the file comes back as a stub)",
+        (_, true) => $"Restore the deleted file from version {versionId} (as a new current version; the file comes back as a stub)",
+        _ => $"Restore version {versionId} (as a new current version; older versions stay; the file becomes a stub)",
+    };
+
     // Set-CloudDrive
     public const string NothingToSet = "Set-CloudDrive was given nothing to change.";
     public const string NothingToSetRemedy = "Give -PolicyPath, -Endpoint or -Credential.";
