@@ -196,4 +196,43 @@ public sealed class StubbingPolicyTests(S3ServerFixture s3) : MountedDriveTests,
         Assert.True(usedAfter + allocated[stubbed[^1]] > stubUntil, $"{usedAfter} bytes used: one file fewer would have been enough");
         Assert.Equal(contents[1], await File.ReadAllBytesAsync(Path.Combine(mounted.Root, "scans/scan1.tif")));
     }
+
+    [Fact]
+    public async Task Under_stubAbove_but_with_less_than_reserveFree_free_the_least_recently_accessed_files_are_stubbed_until_it_is_free()
+    {
+        var volume = new LoopVolume(64);
+        Cleanup.Push(volume);
+        var (rig, mounted) = await MountAsync("""
+              stubbing: { enabled: true, accessWait: 30d }
+              cacheThresholds: { stubAbove: 95%, stubUntil: 90%, reserveFree: 24MiB }
+              upload: { settle: 0s }
+            """, Path.Combine(volume.MountPath, "cache"));
+        var contents = new List<byte[]>();
+        for (var i = 0; i < 10; i++)
+        {
+            contents.Add(await WriteAsync(mounted, $"media/clip{i}.mov", 4 * MiB, 40 + i));
+            rig.Clock.Advance(TimeSpan.FromMinutes(1));
+        }
+        await rig.Engine.WhenUploadsIdleAsync();
+        long Free() => new DriveInfo(volume.MountPath).AvailableFreeSpace;
+        var allocated = Enumerable.Range(0, 10).Select(i => rig.AllocatedBlocks($"media/clip{i}.mov") * 512).ToList();
+        var freeBefore = Free();
+        Assert.True(volume.UsedPercent < 95, $"only reserveFree should act: the volume is {volume.UsedPercent:0.#}% used");
+        Assert.True(freeBefore < 24L * MiB, $"the test's volume should have less than 24 MiB free, has {freeBefore}");
+        // As few files as free 24 MiB, oldest access first.
+        var expectedStubbed = 0;
+        for (var freed = 0L; freeBefore + freed < 24L * MiB; expectedStubbed++)
+        {
+            freed += allocated[expectedStubbed];
+        }
+
+        await rig.Engine.TickAsync();
+
+        var stubbed = Enumerable.Range(0, 10).Where(i => rig.StateOf($"media/clip{i}.mov") == FileState.Stubbed).ToList();
+        Assert.Equal(Enumerable.Range(0, expectedStubbed), stubbed);
+        Assert.True(Free() >= 24L * MiB, $"{Free()} bytes free after stubbing, reserveFree is {24L * MiB}");
+        Assert.All(stubbed, i => Assert.Equal(0, rig.AllocatedBlocks($"media/clip{i}.mov")));
+        Assert.Equal(contents[0], await File.ReadAllBytesAsync(Path.Combine(mounted.Root, "media/clip0.mov")));
+        Assert.Equal(contents[9], await File.ReadAllBytesAsync(Path.Combine(mounted.Root, "media/clip9.mov")));
+    }
 }

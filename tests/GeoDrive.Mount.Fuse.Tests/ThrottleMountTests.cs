@@ -89,6 +89,29 @@ public sealed class ThrottleMountTests(CephS3Fixture ceph, ITestOutputHelper out
     }
 
     [Fact]
+    public async Task Reading_a_50_MB_stub_through_the_mount_throttled_to_10_MB_per_second_takes_at_least_4_s_and_gives_its_bytes()
+    {
+        var (rig, _, mounted) = Mount("{ download: 10MB/s }", multipartThreshold: 8L << 20);
+        var content = DriveRig.RandomBytes(50 * MB, 51);
+        var full = Path.Combine(mounted.Root, "film.bin");
+        File.WriteAllBytes(full, content); // sync: in the bucket when close returns; uploads are not throttled here
+        await mounted.WaitForClosesAsync();
+        await rig.Engine.StubAsync("film.bin");
+        Assert.Equal(0, rig.AllocatedBlocks("film.bin"));
+
+        var clock = Stopwatch.StartNew();
+        var read = File.ReadAllBytes(full);
+        var seconds = clock.Elapsed.TotalSeconds;
+
+        output.WriteLine($"film.bin: 50 MB recalled and read through the mount in {seconds:0.000} s = {50 / seconds:0.00} MB/s");
+        Assert.Equal(content, read);
+        // The limiter has one second's worth in hand: 40 MB beyond it at 10 MB/s take at least 4 s. Not much slower
+        // either: unthrottled, this read takes well under a second here.
+        Assert.InRange(seconds, 4.0, 8.0);
+        Assert.Equal(FileState.Cached, rig.StateOf("film.bin"));
+    }
+
+    [Fact]
     public async Task A_weekday_office_hours_window_slows_uploads_on_Monday_at_9_and_the_base_rate_applies_again_at_20()
     {
         // Parts of 5 MiB: the SDK sends a part only once it is read whole, so the wire shows the limiter's
