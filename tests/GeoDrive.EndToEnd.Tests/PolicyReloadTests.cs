@@ -10,6 +10,29 @@ public sealed class PolicyReloadTests(S3ServerFixture s3) : ServiceTests
 {
 
     [Fact]
+    public async Task Multipart_settings_saved_in_the_policy_take_effect_for_the_next_upload_without_a_restart()
+    {
+        using var d = new DriveScenario(s3, DriveScenario.Policy(settle: "0s"));
+        Ps.Invoke(DriveScenario.NewDriveScript, d.Variables());
+        Assert.Empty(Ps.LastErrors);
+        var bytes = GeoDrive.TestSupport.DriveRig.RandomBytes(12 << 20, 12);
+        await File.WriteAllBytesAsync(d.Mounted("before.bin"), bytes);
+        await DriveScenario.EventuallyAsync(() => StateOf(d, "before.bin") == "Cached", "before.bin Cached");
+        Assert.DoesNotContain("-", (await d.Bucket_.HeadAsync("before.bin"))!.ETag, StringComparison.Ordinal); // one PUT (threshold 64 MiB)
+
+        await File.WriteAllTextAsync(d.PolicyPath, DriveScenario.Policy(settle: "0s") + """
+
+              transfer: { uploadThreads: 2, restoreThreads: 2, multipart: { threshold: 5MiB, partSize: 5MiB, uploadThreads: 2 } }
+            """);
+        await DriveScenario.EventuallyAsync(() => Service.ReadLog().Contains("Policy reloaded", StringComparison.Ordinal), "the reload", seconds: 10);
+        await File.WriteAllBytesAsync(d.Mounted("after.bin"), bytes);
+        await DriveScenario.EventuallyAsync(() => StateOf(d, "after.bin") == "Cached", "after.bin Cached");
+
+        Assert.EndsWith("-3\"", (await d.Bucket_.HeadAsync("after.bin"))!.ETag, StringComparison.Ordinal); // three parts of 5 MiB at most
+        Assert.Equal(bytes, await d.ObjectBytesAsync("after.bin"));
+    }
+
+    [Fact]
     public async Task A_saved_policy_takes_effect_within_seconds_and_a_broken_save_keeps_the_last_good_one()
     {
         using var d = new DriveScenario(s3, DriveScenario.Policy(settle: "0s"));

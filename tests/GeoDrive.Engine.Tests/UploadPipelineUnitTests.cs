@@ -24,12 +24,15 @@ public sealed class UploadPipelineUnitTests : IAsyncLifetime
     private int _mostAtOnce;
     private bool _suspended;
     private UploadPipeline _pipeline = null!;
+    private int _workers = 2;
+    // Set once that many uploads ran at the same moment.
+    private readonly TaskCompletionSource[] _atOnce = [.. Enumerable.Range(0, 9).Select(_ => new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously))];
 
     public Task InitializeAsync()
     {
         _pipeline = new UploadPipeline("d1", new DriveEngineOptions { Name = "d1", CachePath = "/nowhere", UploadConcurrency = 2 },
             UploadAsync, path => _files.GetValueOrDefault(path), _ => _files.Values.Where(f => f.State == FileState.Dirty),
-            path => _open.Contains(path), () => TimeSpan.FromSeconds(30), () => _suspended, () => { }, _clock, NullLogger.Instance);
+            path => _open.Contains(path), () => TimeSpan.FromSeconds(30), () => _suspended, () => { }, _clock, NullLogger.Instance, () => _workers);
         return Task.CompletedTask;
     }
 
@@ -43,6 +46,10 @@ public sealed class UploadPipelineUnitTests : IAsyncLifetime
     {
         var now = Interlocked.Increment(ref _running);
         InterlockedMax(ref _mostAtOnce, now);
+        foreach (var reached in _atOnce.Take(now + 1))
+        {
+            reached.TrySetResult();
+        }
         _started.TrySetResult();
         try
         {
@@ -123,5 +130,35 @@ public sealed class UploadPipelineUnitTests : IAsyncLifetime
         _suspended = false;
         Assert.Equal((1, 0), await _pipeline.TickAsync(CancellationToken.None));
         Assert.Equal(["a.bin"], _uploaded);
+    }
+
+    [Fact]
+    public async Task Upload_threads_raised_by_a_saved_policy_start_more_workers_now_and_lowered_let_the_extra_ones_leave_after_their_file()
+    {
+        foreach (var i in Enumerable.Range(0, 12))
+        {
+            _pipeline.QueueIfDue(Dirty($"f{i}.bin", 60));
+        }
+        await _atOnce[2].Task.WaitAsync(TimeSpan.FromSeconds(10));
+
+        _workers = 5;
+        _pipeline.Resize();
+        await _atOnce[5].Task.WaitAsync(TimeSpan.FromSeconds(10));
+
+        _workers = 1;
+        _pipeline.Resize();
+        _held.SetResult();
+        await _pipeline.WhenIdleAsync();
+        Assert.Equal(12, _uploaded.Count);
+        Assert.Equal(5, _mostAtOnce);
+
+        // Only one worker is left: the next files go one at a time.
+        _mostAtOnce = 0;
+        foreach (var i in Enumerable.Range(0, 6))
+        {
+            _pipeline.QueueIfDue(Dirty($"g{i}.bin", 60));
+        }
+        await _pipeline.WhenIdleAsync();
+        Assert.Equal(1, _mostAtOnce);
     }
 }

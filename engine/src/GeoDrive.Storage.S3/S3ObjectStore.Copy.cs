@@ -74,7 +74,7 @@ public sealed partial class S3ObjectStore
         var uploadId = await InitiateAsync(destinationKey, metadata, observer, cancellationToken);
         try
         {
-            var partSize = Math.Max(_options.PartSize, (source.Size + 9_999) / 10_000);
+            var partSize = Math.Max(_multipart.PartSize, (source.Size + 9_999) / 10_000);
             var etags = new List<PartETag>();
             for (long offset = 0, number = 1; offset < source.Size; offset += partSize, number++)
             {

@@ -23,11 +23,12 @@ public sealed partial class S3ObjectStore
     private async Task PutMultipartAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, IMultipartObserver? observer, PutCondition condition, CancellationToken cancellationToken)
     {
         var uploadId = await InitiateAsync(key, metadata, observer, cancellationToken);
-        var partSize = _options.PartSize;
+        var multipart = _multipart;
+        var partSize = multipart.PartSize;
         var partCount = (int)((length + partSize - 1) / partSize);
         var etags = new PartETag[partCount];
         var sourceFile = content is FileStream { CanSeek: true } file ? file.SafeFileHandle : null;
-        using var inFlight = new SemaphoreSlim(_options.MultipartUploadThreads);
+        using var inFlight = new SemaphoreSlim(multipart.UploadThreads);
         using var failed = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         var parts = new List<Task>(partCount);
         try

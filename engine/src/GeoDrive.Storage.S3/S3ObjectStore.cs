@@ -29,10 +29,21 @@ public sealed partial class S3ObjectStore : IObjectStore, IDisposable
     {
         options.Validate();
         _options = options;
+        _multipart = new MultipartTransfer(options.MultipartThreshold, options.PartSize, options.MultipartUploadThreads);
         _endpoints = new S3EndpointPool(options);
     }
 
     public string Bucket => _options.Bucket;
+
+    // transfer.multipart of the policy in force: the options' at first, replaced by each policy reload (UseMultipart).
+    private volatile MultipartTransfer _multipart;
+
+    /// <summary>How large files go from now on (hot reload); uploads already under way keep the settings they started with.</summary>
+    public void UseMultipart(MultipartTransfer settings)
+    {
+        settings.Validate();
+        _multipart = settings;
+    }
 
     public async Task CheckAccessAsync(CancellationToken cancellationToken = default)
     {
@@ -73,7 +84,7 @@ public sealed partial class S3ObjectStore : IObjectStore, IDisposable
         }
         catch (GeoDriveException ex) when (ex.ErrorId == ErrorIds.ObjectMismatch && !condition.IsAny)
         {
-            if (sent.ETag is not null && length <= _options.MultipartThreshold && content.CanSeek && Satisfies(sent, await HeadAsync(key, cancellationToken)))
+            if (sent.ETag is not null && length <= _multipart.Threshold && content.CanSeek && Satisfies(sent, await HeadAsync(key, cancellationToken)))
             {
                 // Refused though the object is the very version the condition names: Ceph RGW (16) refuses every If-Match
                 // on a PUT into a bucket that keeps versions. Uploads replacing a version go on without it, the engine's
@@ -98,7 +109,7 @@ public sealed partial class S3ObjectStore : IObjectStore, IDisposable
 
     private async Task<ObjectInfo> PutOnceAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, IMultipartObserver? observer, PutCondition condition, CancellationToken cancellationToken)
     {
-        if (length > _options.MultipartThreshold)
+        if (length > _multipart.Threshold)
         {
             await PutMultipartAsync(key, content, length, metadata, observer, condition, cancellationToken);
             // Verified by HEAD: the completion's own answer is not what later readers see (Ceph Pacific: empty ETag).

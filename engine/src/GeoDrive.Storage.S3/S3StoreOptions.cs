@@ -87,14 +87,28 @@ public sealed class S3StoreOptions
         {
             throw Invalid("The access key or the secret key is empty.", "Give both keys of an S3 user that may use the bucket.");
         }
-        if (PartSize < 5L * 1024 * 1024 || MultipartThreshold < PartSize)
-        {
-            throw Invalid("Multipart part size must be at least 5 MiB and no larger than the threshold.", "S3 refuses smaller parts; raise partSize or the threshold.");
-        }
+        new MultipartTransfer(MultipartThreshold, PartSize, MultipartUploadThreads).Validate();
     }
 
     private static GeoDriveException Invalid(string message, string remedy) => new(ErrorIds.InvalidRequest, ErrorKind.InvalidArgument, message, remedy);
 
     // Never let the secret reach a log through ToString.
     public override string ToString() => $"{string.Join(", ", AllEndpoints)} bucket {Bucket} as {Core.Model.AccessKeys.Mask(AccessKey)}";
+}
+
+/// <summary>Files above <paramref name="Threshold"/> go up in parts of <paramref name="PartSize"/>, <paramref name="UploadThreads"/> at a time.</summary>
+public sealed record MultipartTransfer(long Threshold, long PartSize, int UploadThreads)
+{
+    public void Validate()
+    {
+        if (UploadThreads < 1)
+        {
+            throw new GeoDriveException(ErrorIds.InvalidRequest, ErrorKind.InvalidArgument, "Multipart threads must be at least 1.", "Raise transfer.multipart.uploadThreads.");
+        }
+        if (PartSize < 5L * 1024 * 1024 || Threshold < PartSize)
+        {
+            throw new GeoDriveException(ErrorIds.InvalidRequest, ErrorKind.InvalidArgument,
+                "Multipart part size must be at least 5 MiB and no larger than the threshold.", "S3 refuses smaller parts; raise partSize or the threshold.");
+        }
+    }
 }

@@ -16,11 +16,10 @@ namespace GeoDrive.Engine.Drives;
 /// </summary>
 public sealed partial class DriveEngine
 {
-    private SemaphoreSlim? _restoreSlots;
-
     // transfer.restoreThreads: whole-file recalls asked for by Invoke-CloudRecall, recall jobs and the API
-    // at once. Read when the drive starts, as the other transfer settings.
-    private SemaphoreSlim RestoreSlots => _restoreSlots ??= new SemaphoreSlim(Math.Max(1, _policy.Policy.RestoreThreads.Value));
+    // at once, as the policy in force says (a saved policy changes it for the next recall).
+    private ConcurrencyLimit RestoreSlots => _restoreSlots ??= new ConcurrencyLimit(() => _policy.Policy.RestoreThreads.Value);
+    private ConcurrencyLimit? _restoreSlots;
 
     private long RecallRangeSize => _policy.Policy.PartSize.Value;
 
@@ -31,18 +30,11 @@ public sealed partial class DriveEngine
     public async Task<FileEntry> RecallAsync(string path, CancellationToken cancellationToken = default)
     {
         path = DrivePath.Normalize(path);
-        await RestoreSlots.WaitAsync(cancellationToken);
-        try
+        using (await RestoreSlots.EnterAsync(cancellationToken))
+        using (await _locks.AcquireAsync(path, cancellationToken))
         {
-            using (await _locks.AcquireAsync(path, cancellationToken))
-            {
-                var entry = _index.Get(path) ?? throw NotFound(path);
-                return await RecallLockedAsync(entry, cancellationToken);
-            }
-        }
-        finally
-        {
-            RestoreSlots.Release();
+            var entry = _index.Get(path) ?? throw NotFound(path);
+            return await RecallLockedAsync(entry, cancellationToken);
         }
     }
 

@@ -41,6 +41,9 @@ public sealed partial class DriveEngine : IAsyncDisposable
 
     private volatile PolicyEvaluator _policy;
 
+    // Upload workers wanted: the options' count at start, transfer.uploadThreads from each policy reload on.
+    private volatile int _uploadThreads;
+
     public DriveEngine(DriveEngineOptions options, IObjectStore store, IFileIndex index, PolicyEvaluator policy, IClock clock, ILogger? logger = null)
     {
         Options = options;
@@ -49,6 +52,7 @@ public sealed partial class DriveEngine : IAsyncDisposable
         _index = index;
         _life = new FileLife(index);
         _policy = policy;
+        _uploadThreads = options.UploadConcurrency;
         _clock = clock;
         _logger = logger ?? NullLogger.Instance;
         _renamed = new RenamedKeys(index.Get, KeyFor);
@@ -60,7 +64,7 @@ public sealed partial class DriveEngine : IAsyncDisposable
         _recallJobs.NoticePolicy();
         _uploads = new UploadPipeline(options.Name, options, UploadAsync, path => _index.Get(path),
             batch => _index.FindByState(FileState.Dirty, batch), _open.ContainsKey, () => _policy.Settle, () => UploadsSuspended,
-            _owedChanges.EndpointAnswered, clock, _logger);
+            _owedChanges.EndpointAnswered, clock, _logger, () => _uploadThreads);
         Recalls = new Recaller(options.Name, options.CachePath, store, () => _policy.Policy.MultipartRestoreThreads.Value,
             destination => DownloadThrottled ? new ThrottledStream(destination, DownloadThrottle) : destination, _logger);
         _sync = new BucketSync(options, store, index, _life, _locks, _renamed, _owedChanges, () => _policy, clock, Recalls.IsRecalling, _open.ContainsKey,
@@ -161,6 +165,10 @@ public sealed partial class DriveEngine : IAsyncDisposable
     {
         _policy = policy;
         PolicyLoadedUtc = _clock.UtcNow;
+        // Transfer threads as saved: more upload workers now (fewer once their files are done), recalls waiting let in.
+        _uploadThreads = policy.Policy.UploadThreads.Value;
+        _uploads.Resize();
+        _restoreSlots?.Admit();
         // Access waits, pins or the minimum size may have changed: every Cached file is looked at again.
         _accessWaits.NeededBy(DateTimeOffset.MinValue);
         _recallJobs.NoticePolicy();

@@ -23,6 +23,8 @@ namespace GeoDrive.Engine.Drives;
 /// <param name="settle">The settle delay of the policy in force.</param>
 /// <param name="suspended">Whether uploads are suspended (Suspend-CloudDrive).</param>
 /// <param name="endpointAnswered">Told when an upload went through (bucket changes waiting for the endpoint go too).</param>
+/// <param name="workers">How many files go up at once now (transfer.uploadThreads of the policy in force); the
+/// options' <see cref="DriveEngineOptions.UploadConcurrency"/> when not given. Read again by <see cref="Resize"/>.</param>
 public sealed class UploadPipeline(
     string drive,
     DriveEngineOptions options,
@@ -34,13 +36,16 @@ public sealed class UploadPipeline(
     Func<bool> suspended,
     Action endpointAnswered,
     IClock clock,
-    ILogger logger) : IAsyncDisposable
+    ILogger logger,
+    Func<int>? workers = null) : IAsyncDisposable
 {
     private readonly ConcurrentDictionary<string, UploadSlot> _uploadSlots = new(StringComparer.Ordinal);
     private readonly CancellationTokenSource _stopping = new();
     private readonly Lock _pipelineGate = new();
     private Channel<UploadSlot>? _uploadQueue;
-    private Task[] _uploadWorkers = [];
+    private readonly List<Task> _uploadWorkers = [];
+    // Workers running (under _pipelineGate); one above the wanted number leaves before it takes its next file.
+    private int _workersRunning;
     private int _uploadedSinceTick;
     private int _failedSinceTick;
 
@@ -71,7 +76,7 @@ public sealed class UploadPipeline(
             }
             _stopping.Cancel();
             _uploadQueue?.Writer.TryComplete();
-            workers = _uploadWorkers;
+            workers = [.. _uploadWorkers];
         }
         await Task.WhenAll(workers);
         foreach (var slot in _uploadSlots.Values)
@@ -214,6 +219,8 @@ public sealed class UploadPipeline(
         endpointAnswered();
     }
 
+    private int WantedWorkers => Math.Max(1, workers?.Invoke() ?? options.UploadConcurrency);
+
     private Channel<UploadSlot> EnsureUploadWorkers()
     {
         if (_uploadQueue is { } started)
@@ -224,17 +231,54 @@ public sealed class UploadPipeline(
         {
             if (_uploadQueue is null)
             {
-                var workers = Math.Max(1, options.UploadConcurrency);
-                var queue = Channel.CreateBounded<UploadSlot>(new BoundedChannelOptions(Math.Max(options.UploadQueueCapacity, workers))
+                _uploadQueue = Channel.CreateBounded<UploadSlot>(new BoundedChannelOptions(Math.Max(options.UploadQueueCapacity, WantedWorkers))
                 {
                     SingleReader = false,
                     SingleWriter = false,
                     FullMode = BoundedChannelFullMode.Wait,
                 });
-                _uploadWorkers = Enumerable.Range(0, workers).Select(_ => Task.Run(() => RunUploadWorkerAsync(queue.Reader))).ToArray();
-                _uploadQueue = queue;
+                StartWorkersLocked();
             }
             return _uploadQueue;
+        }
+    }
+
+    /// <summary>
+    /// Hot reload of transfer.uploadThreads: workers are started up to the number wanted now; workers beyond it
+    /// leave once their file is done (none is cut short).
+    /// </summary>
+    public void Resize()
+    {
+        lock (_pipelineGate)
+        {
+            if (_uploadQueue is not null && !_stopping.IsCancellationRequested)
+            {
+                StartWorkersLocked();
+            }
+        }
+    }
+
+    private void StartWorkersLocked()
+    {
+        var queue = _uploadQueue!.Reader;
+        _uploadWorkers.RemoveAll(t => t.IsCompleted);
+        for (var wanted = WantedWorkers; _workersRunning < wanted; _workersRunning++)
+        {
+            _uploadWorkers.Add(Task.Run(() => RunUploadWorkerAsync(queue)));
+        }
+    }
+
+    /// <summary>True (and counted out) when this worker is one more than wanted.</summary>
+    private bool Retire()
+    {
+        lock (_pipelineGate)
+        {
+            if (_workersRunning <= WantedWorkers)
+            {
+                return false;
+            }
+            _workersRunning--;
+            return true;
         }
     }
 
@@ -243,8 +287,16 @@ public sealed class UploadPipeline(
         var stopping = _stopping.Token;
         while (await WaitToReadAsync(queue, stopping))
         {
-            while (queue.TryRead(out var slot))
+            while (true)
             {
+                if (Retire())
+                {
+                    return;
+                }
+                if (!queue.TryRead(out var slot))
+                {
+                    break;
+                }
                 var outcome = UploadOutcome.NotUploaded;
                 try
                 {

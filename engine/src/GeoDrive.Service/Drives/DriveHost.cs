@@ -52,6 +52,7 @@ public sealed class DriveHost : IAsyncDisposable
         switch (Policy.ReloadIfChanged())
         {
             case { Policy: { } policy }:
+                _store.UseMultipart(DriveStores.Multipart(policy));
                 Engine.UpdatePolicy(policy);
                 Engine.RecordPolicyEvent($"Policy reloaded from {string.Join(", ", Policy.Paths)}.");
                 break;

@@ -21,12 +21,18 @@ internal static class DriveStores
         await probe.CheckAccessAsync(cancellationToken);
     }
 
+    /// <summary>transfer.multipart of a policy, as the store takes it (the threshold never below one part).</summary>
+    public static MultipartTransfer Multipart(PolicyEvaluator? policy) => new(
+        Math.Max(policy?.Policy.MultipartThreshold.Value ?? PolicyDefaults.MultipartThreshold, policy?.Policy.PartSize.Value ?? PolicyDefaults.PartSize),
+        policy?.Policy.PartSize.Value ?? PolicyDefaults.PartSize,
+        policy?.Policy.MultipartUploadThreads.Value ?? PolicyDefaults.MultipartUploadThreads);
+
     /// <param name="endpoints">In place of the definition's endpoints (the first is the primary), for a probe of new ones.</param>
     public static S3StoreOptions Options(DriveDefinition definition, DriveCredential credential, PolicyEvaluator? policy = null, string[]? endpoints = null) => new()
     {
-        MultipartThreshold = Math.Max(policy?.Policy.MultipartThreshold.Value ?? PolicyDefaults.MultipartThreshold, policy?.Policy.PartSize.Value ?? PolicyDefaults.PartSize),
-        PartSize = policy?.Policy.PartSize.Value ?? PolicyDefaults.PartSize,
-        MultipartUploadThreads = policy?.Policy.MultipartUploadThreads.Value ?? PolicyDefaults.MultipartUploadThreads,
+        MultipartThreshold = Multipart(policy).Threshold,
+        PartSize = Multipart(policy).PartSize,
+        MultipartUploadThreads = Multipart(policy).UploadThreads,
         // Every upload and its parts, and every recall and its ranges, may hold a connection at once.
         MaxConnectionsPerEndpoint = Math.Max(16,
             ((policy?.Policy.UploadThreads.Value ?? PolicyDefaults.UploadThreads) * (policy?.Policy.MultipartUploadThreads.Value ?? PolicyDefaults.MultipartUploadThreads))
