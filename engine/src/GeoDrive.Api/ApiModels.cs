@@ -95,6 +95,26 @@ public sealed class CloudFileVersionInfo
     public string? ETag { get; init; }
 }
 
+/// <summary>Sync-CloudDrive: the tree under <see cref="Path"/> (the whole drive when empty) synced with the bucket now.</summary>
+public sealed class SyncDriveRequest
+{
+    public string Path { get; init; } = "";
+}
+
+/// <summary>A Sync-CloudDrive running or done: folders listed so far, and the folders and stubs it made.</summary>
+public sealed class DriveSyncInfo
+{
+    public required string Drive { get; init; }
+    public string Path { get; init; } = "";
+    public bool Running { get; init; }
+    public int Folders { get; init; }
+    public int FoldersMade { get; init; }
+    public long StubsMade { get; init; }
+    public DateTimeOffset Started { get; init; }
+    /// <summary>Set once it ended.</summary>
+    public DateTimeOffset? Ended { get; init; }
+}
+
 /// <summary>Restore-CloudFile: makes a version current again, as a new version; the drive shows it as a stub.</summary>
 public sealed class RestoreFileRequest
 {

@@ -15,6 +15,7 @@ public static partial class ApiRoutes
     public static string Recall(string name) => $"{Drive(name)}/files/recall";
     public static string FileVersions(string name, string path) => $"{Drive(name)}/files/versions?path={Uri.EscapeDataString(path)}";
     public static string Restore(string name) => $"{Drive(name)}/files/restore";
+    public static string Sync(string name) => $"{Drive(name)}/sync";
     public static string Policy(string name) => $"{Drive(name)}/policy";
     public static string EffectivePolicy(string name) => $"{Drive(name)}/policy/effective";
     public static string PolicyDecision(string name, string path, string? process) =>

@@ -94,6 +94,14 @@ public sealed partial class GeoDriveClient : IDisposable
     public Task<CloudFileInfo> RestoreFileAsync(string drive, RestoreFileRequest request, CancellationToken cancellationToken = default) =>
         SendAsync<CloudFileInfo>(HttpMethod.Post, ApiRoutes.Restore(drive), request, cancellationToken);
 
+    /// <summary>Sync-CloudDrive: answers once the whole tree is synced.</summary>
+    public Task<DriveSyncInfo> SyncDriveAsync(string drive, SyncDriveRequest request, CancellationToken cancellationToken = default) =>
+        SendAsync<DriveSyncInfo>(HttpMethod.Post, ApiRoutes.Sync(drive), request, cancellationToken);
+
+    /// <summary>The drive's Sync-CloudDrive under way, else its last one since the service started; null when none.</summary>
+    public Task<DriveSyncInfo?> GetDriveSyncAsync(string drive, CancellationToken cancellationToken = default) =>
+        SendAsync<DriveSyncInfo?>(HttpMethod.Get, ApiRoutes.Sync(drive), null, cancellationToken);
+
     public Task<PolicyFileInfo[]> GetPolicyFilesAsync(string drive, CancellationToken cancellationToken = default) =>
         SendAsync<PolicyFileInfo[]>(HttpMethod.Get, ApiRoutes.Policy(drive), null, cancellationToken);
 

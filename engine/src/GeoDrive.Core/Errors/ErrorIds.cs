@@ -46,6 +46,7 @@ public static class ErrorIds
     public const string FileNotUploaded = "FileNotUploaded";
     public const string VersionNotFound = "VersionNotFound";
     public const string FileNotDeleted = "FileNotDeleted";
+    public const string SyncInProgress = "SyncInProgress";
     public const string FileExcluded = "FileExcluded";
     public const string RecallDenied = "RecallDenied";
     public const string CacheThresholdUnreachable = "CacheThresholdUnreachable";

@@ -385,12 +385,67 @@ internal sealed class BucketSync(
     /// <summary>A listing that shows nothing is not taken as the delete of this many clean files or more.</summary>
     private const int MassDeleteGuard = 10;
 
-    private async Task SyncFolderAsync(string folder, CancellationToken cancellationToken, Action? answered = null)
+    /// <summary>
+    /// Sync-CloudDrive: every folder under <paramref name="root"/> synced with the bucket now, whatever updateWait says,
+    /// folder by folder from the top (a listing of each, as an `ls` of it would do), so the stubs and folders of the
+    /// whole tree are made, empty folders included. Told to <paramref name="progress"/> after each folder.
+    /// </summary>
+    public async Task<TreeSync> SyncTreeAsync(string root, Action<TreeSync>? progress, CancellationToken cancellationToken)
+    {
+        root = DrivePath.Normalize(root);
+        var done = new TreeSync(0, 0, 0);
+        // A folder never listed is made by its parent's listing: the folders above it are synced first.
+        var names = root.Length == 0 ? [] : root.Split('/');
+        for (var depth = 0; depth < names.Length; depth++)
+        {
+            var above = string.Join('/', names[..depth]);
+            using (await locks.AcquireAsync(FolderLockName(above), cancellationToken))
+            {
+                var counts = await SyncFolderAsync(above, cancellationToken);
+                done = new TreeSync(done.Folders, done.FoldersMade + counts.Folders, done.StubsMade + counts.Stubs);
+            }
+        }
+        if (root.Length > 0 && !Directory.Exists(LocalPath(root)))
+        {
+            throw new GeoDriveException(ErrorIds.FileNotFound, ErrorKind.ObjectNotFound,
+                $"'{root}' is no folder of the drive or of the bucket.", "Give a folder's drive-relative path (Get-CloudFile lists the drive's files); without -Path the whole drive is synced.");
+        }
+        var pending = new Queue<string>([root]);
+        while (pending.TryDequeue(out var folder))
+        {
+            if (folder.Length > 0 && (DriveEngineOptions.IsInternal(folder) || policy().IsExcluded(folder, isDirectory: true)))
+            {
+                continue;
+            }
+            SyncCounts counts;
+            using (await locks.AcquireAsync(FolderLockName(folder), cancellationToken))
+            {
+                counts = await SyncFolderAsync(folder, cancellationToken);
+                _foldersListed.Mark(folder, clock.UtcNow, policy().UpdateWait);
+            }
+            done = new TreeSync(done.Folders + 1, done.FoldersMade + counts.Folders, done.StubsMade + counts.Stubs);
+            progress?.Invoke(done);
+            var local = folder.Length == 0 ? Path.GetFullPath(options.CachePath) : LocalPath(folder);
+            if (Directory.Exists(local))
+            {
+                foreach (var child in Directory.EnumerateDirectories(local).Order(StringComparer.Ordinal))
+                {
+                    var name = Path.GetFileName(child);
+                    pending.Enqueue(folder.Length == 0 ? name : folder + "/" + name);
+                }
+            }
+        }
+        return done;
+    }
+
+    private readonly record struct SyncCounts(int Stubs, int Folders);
+
+    private async Task<SyncCounts> SyncFolderAsync(string folder, CancellationToken cancellationToken, Action? answered = null)
     {
         var localFolder = folder.Length == 0 ? Path.GetFullPath(options.CachePath) : LocalPath(folder);
         if (!Directory.Exists(localFolder))
         {
-            return;
+            return default;
         }
         var listPrefix = folder.Length == 0 ? options.Prefix : KeyFor(folder) + "/";
         var batch = new List<(string Path, string Key)>(SyncBatchSize);
@@ -427,6 +482,7 @@ internal sealed class BucketSync(
             Record(DriveEventKind.Sync, folder, $"Folder synced with the bucket: {stubs} stub(s) and {folders} folder(s) added.");
         }
         await FollowRemoteDeletesAsync(folder, listedKeys, cancellationToken);
+        return new SyncCounts(stubs, folders);
     }
 
     /// <summary>The drive path for a listed key when it is a file the cache does not have yet; null otherwise.</summary>
@@ -644,3 +700,6 @@ internal sealed class BucketSync(
 
     private StubMark MarkFor(FileEntry entry, string key) => StubMark.For(entry, key, KeyFor(entry.Path));
 }
+
+/// <summary>What a Sync-CloudDrive has done so far: folders listed, and folders and stubs made.</summary>
+public readonly record struct TreeSync(int Folders, int FoldersMade, long StubsMade);

@@ -14,6 +14,18 @@ public sealed partial class DriveEngine : IDriveFileSystem
 
     public bool IsInternalPath(string path) => DriveEngineOptions.IsInternal(path);
 
+    /// <summary>
+    /// Sync-CloudDrive: the whole tree under <paramref name="path"/> (the drive's root when empty) synced with the bucket now,
+    /// folder by folder, making every stub and folder the bucket has, whatever updateWait says; told after each folder.
+    /// </summary>
+    public async Task<TreeSync> SyncTreeAsync(string path, Action<TreeSync>? progress = null, CancellationToken cancellationToken = default)
+    {
+        var synced = await _sync.SyncTreeAsync(path, progress, cancellationToken);
+        Record(DriveEventKind.Sync, DrivePath.Normalize(path) is { Length: > 0 } folder ? folder : null,
+            $"Sync-CloudDrive: {synced.Folders} folder(s) listed; {synced.StubsMade} stub(s) and {synced.FoldersMade} folder(s) made.");
+        return synced;
+    }
+
     public ValueTask BeforeEnumerateAsync(string path, Caller caller, CancellationToken cancellationToken = default) =>
         IsInternalPath(path) || TreatmentFor(caller).FolderSync == SyncAction.Skip ? ValueTask.CompletedTask : _sync.BeforeEnumerateAsync(path, cancellationToken);
 

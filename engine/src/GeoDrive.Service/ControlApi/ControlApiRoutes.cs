@@ -71,6 +71,11 @@ public static class ControlApiRoutes
             return Describe(engine, await engine.RestoreVersionAsync(request.Path, request.VersionId, request.Deleted, ct));
         });
 
+        app.MapPost(ApiRoutes.Drives + "/{name}/sync", (string name, SyncDriveRequest request, DriveRegistry drives, IClock clock, CancellationToken ct) =>
+            drives.Host(name).SyncAsync(request.Path ?? "", clock, ct));
+        app.MapGet(ApiRoutes.Drives + "/{name}/sync", (string name, DriveRegistry drives) =>
+            drives.Host(name).SyncProgress is { } progress ? Results.Ok(progress) : Results.NoContent());
+
         PolicyRoutes.Map(app);
         EventRoutes.Map(app);
         PinRoutes.Map(app);

@@ -1,4 +1,5 @@
 using GeoDrive.Api;
+using GeoDrive.Core.Errors;
 using GeoDrive.Core.Model;
 using GeoDrive.Core.Paths;
 using GeoDrive.Core.Ports;
@@ -116,6 +117,53 @@ public sealed class DriveHost : IAsyncDisposable
     {
         _mount?.Unmount();
         _mount = null;
+    }
+
+    private DriveSyncInfo? _sync;
+    private int _syncing;
+
+    /// <summary>The Sync-CloudDrive under way, else the last one since the service started (null: none).</summary>
+    public DriveSyncInfo? SyncProgress => Volatile.Read(ref _sync);
+
+    /// <summary>Sync-CloudDrive: one at a time per drive; its progress readable meanwhile (<see cref="SyncProgress"/>).</summary>
+    public async Task<DriveSyncInfo> SyncAsync(string path, IClock clock, CancellationToken cancellationToken)
+    {
+        if (Interlocked.Exchange(ref _syncing, 1) == 1)
+        {
+            throw new GeoDriveException(ErrorIds.SyncInProgress, ErrorKind.ResourceUnavailable,
+                $"A sync of drive '{Definition.Name}' is running ({SyncProgress?.Folders ?? 0} folder(s) so far).",
+                "Wait for it to end (Get-CloudDriveStatus shows it), then sync again.");
+        }
+        var started = clock.UtcNow;
+        DriveSyncInfo Info(TreeSync done, bool running) => new()
+        {
+            Drive = Definition.Name, Path = path, Running = running, Folders = done.Folders, FoldersMade = done.FoldersMade,
+            StubsMade = done.StubsMade, Started = started, Ended = running ? null : clock.UtcNow,
+        };
+        try
+        {
+            Volatile.Write(ref _sync, Info(default, running: true));
+            var done = await Engine.SyncTreeAsync(path, p => Volatile.Write(ref _sync, Info(p, running: true)), cancellationToken);
+            var info = Info(done, running: false);
+            Volatile.Write(ref _sync, info);
+            return info;
+        }
+        catch
+        {
+            if (Volatile.Read(ref _sync) is { } last)
+            {
+                Volatile.Write(ref _sync, new DriveSyncInfo
+                {
+                    Drive = last.Drive, Path = last.Path, Folders = last.Folders, FoldersMade = last.FoldersMade, StubsMade = last.StubsMade,
+                    Started = last.Started, Ended = clock.UtcNow,
+                });
+            }
+            throw;
+        }
+        finally
+        {
+            Volatile.Write(ref _syncing, 0);
+        }
     }
 
     /// <summary>Whether the drive's bucket keeps versions (null: the server could not say).</summary>
