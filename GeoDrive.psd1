@@ -48,6 +48,7 @@
     # issue 14
     'Get-CloudFileVersion'
     'Restore-CloudFile'
+    'Sync-CloudDrive'
   )
   FunctionsToExport    = @()
   DscResourcesToExport = @('CloudDrive')

@@ -47,6 +47,7 @@ public sealed class PowerShellSession : IDisposable
         {
             LastErrors = ps.Streams.Error.ToList();
             LastWarnings = ps.Streams.Warning.ToList();
+            LastProgress = ps.Streams.Progress.ToList();
         }
     }
 
@@ -54,6 +55,9 @@ public sealed class PowerShellSession : IDisposable
 
     /// <summary>What the last script wrote with Write-Warning (New-CloudDrive about a bucket, say).</summary>
     public IReadOnlyList<WarningRecord> LastWarnings { get; private set; } = [];
+
+    /// <summary>What the last script wrote with Write-Progress, in order.</summary>
+    public IReadOnlyList<ProgressRecord> LastProgress { get; private set; } = [];
 
     /// <summary>Runs a script that must fail; returns the error record (terminating or not).</summary>
     public ErrorRecord InvokeExpectingError(string script, IDictionary<string, object?>? variables = null)

@@ -19,7 +19,8 @@ public sealed class CloudRecallResult
 /// <summary>
 /// Brings stubbed files back into the cache now (pre-warming), <see cref="ThrottleLimit"/> at a time,
 /// with progress and a summary. Files that are not stubs are left alone; Ctrl+C stops it cleanly
-/// (a file cut off mid-recall stays a stub).
+/// (a file cut off mid-recall stays a stub). With -Recurse a folder is synced with the bucket first, so
+/// files in folders nobody has listed yet are recalled too.
 /// </summary>
 [Cmdlet(VerbsLifecycle.Invoke, "CloudRecall", DefaultParameterSetName = PathSet, SupportsShouldProcess = true, ConfirmImpact = ConfirmImpact.Low)]
 [OutputType(typeof(CloudRecallResult))]
@@ -44,6 +45,10 @@ public sealed class InvokeCloudRecallCommand : DrivePathCmdlet
         var patterns = GivenPaths;
         Try(Drive, () =>
         {
+            if (Recurse)
+            {
+                SyncFolders(patterns, literal);
+            }
             var stubs = FindStubs(patterns, literal);
             if (stubs.Count == 0)
             {
@@ -57,6 +62,35 @@ public sealed class InvokeCloudRecallCommand : DrivePathCmdlet
             }
             WriteObject(Recall(stubs));
         });
+    }
+
+    /// <summary>
+    /// Each folder named without wildcards is synced with the bucket first, so files in folders never listed
+    /// are stubs to recall too. A path the service says is no folder is a file: the folders above it were
+    /// synced on the way, so it is there to be recalled as named.
+    /// </summary>
+    private void SyncFolders(string[] patterns, bool literal)
+    {
+        var folders = patterns
+            .Where(p => literal || !Wildcards.IsPattern(p))
+            .Select(p => p.Replace('\\', '/').Trim('/'))
+            .Distinct(StringComparer.Ordinal);
+        foreach (var folder in folders)
+        {
+            if (!ShouldProcess(Messages.SyncTarget(folder, Drive), Messages.SyncAction))
+            {
+                continue;
+            }
+            try
+            {
+                var synced = SyncWithProgress(Drive, folder);
+                WriteVerbose($"Synced {Messages.SyncTarget(folder, Drive)}: {Messages.SyncStatus(synced.Folders, synced.StubsMade, synced.FoldersMade)}.");
+            }
+            catch (GeoDriveException ex) when (ex.ErrorId == ErrorIds.FileNotFound)
+            {
+                // A file, not a folder.
+            }
+        }
     }
 
     /// <summary>The stubs among the files the patterns name; with -Recurse a folder path names everything under it.</summary>

@@ -146,6 +146,61 @@ public abstract class GeoDriveCmdlet : PSCmdlet, IDisposable
         }
     }
 
+    /// <summary>
+    /// Syncs the tree under <paramref name="path"/> (the whole drive when empty) with the bucket, with progress:
+    /// the request runs on a task while the pipeline thread asks how far it got every half second and writes
+    /// that. Ctrl+C cancels the request, and with it the sync.
+    /// </summary>
+    protected DriveSyncInfo SyncWithProgress(string drive, string path)
+    {
+        // The service answers once the whole tree is synced: on a large bucket that can outlast the client's usual timeout.
+        using var patient = new GeoDriveClient(Client.SocketPath, Timeout.InfiniteTimeSpan);
+        var sync = patient.SyncDriveAsync(drive, new SyncDriveRequest { Path = path }, Cancellation);
+        var progress = new ProgressRecord(SyncActivityId, Messages.SyncActivity(drive), Messages.SyncStatus(0, 0, 0))
+        {
+            PercentComplete = -1,
+            CurrentOperation = path.Length == 0 ? null : path,
+        };
+        try
+        {
+            WriteProgress(progress);
+            while (Task.WaitAny([sync], SyncPollMilliseconds, Cancellation) < 0)
+            {
+                if (SyncSoFar(drive) is { Running: true } now)
+                {
+                    progress.StatusDescription = Messages.SyncStatus(now.Folders, now.StubsMade, now.FoldersMade);
+                    WriteProgress(progress);
+                }
+            }
+            return sync.GetAwaiter().GetResult();
+        }
+        catch (OperationCanceledException) when (Cancellation.IsCancellationRequested)
+        {
+            throw new PipelineStoppedException();
+        }
+        finally
+        {
+            progress.RecordType = ProgressRecordType.Completed;
+            WriteProgress(progress);
+        }
+    }
+
+    private const int SyncActivityId = 2;
+    private const int SyncPollMilliseconds = 500;
+
+    /// <summary>The sync's counts now; null when the service cannot say (the sync's own answer reports why).</summary>
+    private DriveSyncInfo? SyncSoFar(string drive)
+    {
+        try
+        {
+            return Call((c, ct) => c.GetDriveSyncAsync(drive, ct));
+        }
+        catch (GeoDriveException)
+        {
+            return null;
+        }
+    }
+
     /// <summary>A user's path (relative to the current file-system location, or ~) made absolute.</summary>
     protected string ResolveLocalPath(string path)
     {

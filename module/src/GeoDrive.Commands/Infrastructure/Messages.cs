@@ -60,6 +60,16 @@ internal static class Messages
         _ => $"Restore version {versionId} (as a new current version; older versions stay; the file becomes a stub)",
     };
 
+    // Sync-CloudDrive, and Invoke-CloudRecall -Recurse before it looks for stubs
+    public const string SyncAction = "Sync with the bucket (make a stub of each file and each folder the bucket has and the drive does not)";
+
+    public static string SyncTarget(string path, string drive) => path.Length == 0 ? $"drive {drive}" : $"{path} on drive {drive}";
+
+    public static string SyncActivity(string drive) => $"Syncing drive {drive} with its bucket";
+
+    public static string SyncStatus(int folders, long stubsMade, int foldersMade) =>
+        $"{folders} folders listed, {stubsMade} stubs and {foldersMade} folders made";
+
     // Set-CloudDrive
     public const string NothingToSet = "Set-CloudDrive was given nothing to change.";
     public const string NothingToSetRemedy = "Give -PolicyPath, -Endpoint or -Credential.";
