@@ -1,10 +1,23 @@
-# Shared by the bench probes (memory.sh, streaming-recall.sh): the real service with one FUSE-mounted drive named
+# Shared by the bench probes (memory.sh, streaming-recall.sh, full-sync.sh): the real service with one FUSE-mounted drive named
 # "probe", on a bucket of its own. Sourced, not run. Set endpoint, ak and sk first, then:
 #   probe_workspace NAME      a work folder ($work: cache, mnt, home; $sock) and a bucket name ($bucket)
 #   (write the drive's policy to $work/policy.yaml)
 #   probe_start               makes the bucket, starts the service ($pid), adds the drive, mounted at $work/mnt
 #   probe_stop                removes the drive, stops the service, unmounts, removes $work (call it from a trap)
-# and the helpers s3, api, now, stub PATH.
+# and the helpers s3, api, now, stub PATH; bench_ceph_start BYTES starts the benchmark's own Ceph RGW first.
+
+# A fresh Ceph RGW of the benchmark's own (port BENCH_S3_PORT, 7490; BENCH_CEPH_DIR) holding up to $1 bytes, after the
+# packages are installed and the service is built; sets endpoint, ak and sk. stop-ceph-s3.sh --wipe removes it.
+bench_ceph_start() {
+  bash scripts/install-deps.sh >/dev/null
+  bash scripts/build.sh >/dev/null
+  export CEPH_S3_DIR=${BENCH_CEPH_DIR:-/tmp/geodrive-bench-ceph} S3_PORT=${BENCH_S3_PORT:-7490} MEMSTORE_BYTES=$1
+  export MON_PORT_V2=$((S3_PORT - 4180)) MON_PORT_V1=$((14289 - S3_PORT))
+  bash scripts/s3/start-ceph-s3.sh --fresh >/dev/null
+  endpoint=http://127.0.0.1:$S3_PORT
+  ak=${S3_ACCESS_KEY:-test}
+  sk=${S3_SECRET_KEY:-testsecret}
+}
 
 s3() { curl -sSf --aws-sigv4 "aws:amz:us-east-1:s3" --user "$ak:$sk" -H "x-amz-content-sha256: UNSIGNED-PAYLOAD" "$@"; }
 api() { curl -sSf --unix-socket "$sock" -H 'Content-Type: application/json' "$@"; }

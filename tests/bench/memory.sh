@@ -17,17 +17,9 @@ big_mb=${BIG_MB:-1024}
 out=tests/bench/results/memory
 mkdir -p "$out"
 
-bash scripts/install-deps.sh >/dev/null
-command -v gnuplot >/dev/null || { DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends gnuplot-nox >/dev/null; }
-bash scripts/build.sh >/dev/null
-export CEPH_S3_DIR=${BENCH_CEPH_DIR:-/tmp/geodrive-bench-ceph} S3_PORT=${BENCH_S3_PORT:-7490} MEMSTORE_BYTES=$((12 * 1024 * 1024 * 1024))
-export MON_PORT_V2=$((S3_PORT - 4180)) MON_PORT_V1=$((14289 - S3_PORT))
-bash scripts/s3/start-ceph-s3.sh --fresh >/dev/null
-endpoint=http://127.0.0.1:$S3_PORT
-ak=${S3_ACCESS_KEY:-test}
-sk=${S3_SECRET_KEY:-testsecret}
-
 source tests/bench/lib.sh
+bench_ceph_start $((12 * 1024 * 1024 * 1024))
+command -v gnuplot >/dev/null || { DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends gnuplot-nox >/dev/null; }
 probe_workspace memory
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 
