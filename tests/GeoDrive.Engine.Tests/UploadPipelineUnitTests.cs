@@ -25,13 +25,15 @@ public sealed class UploadPipelineUnitTests : IAsyncLifetime
     private bool _suspended;
     private UploadPipeline _pipeline = null!;
     private int _workers = 2;
+    // Run when the pipeline asks for a file's entry (a worker does right after an upload, to see whether it goes again).
+    private Action? _onCurrent;
     // Set once that many uploads ran at the same moment.
     private readonly TaskCompletionSource[] _atOnce = [.. Enumerable.Range(0, 9).Select(_ => new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously))];
 
     public Task InitializeAsync()
     {
         _pipeline = new UploadPipeline("d1", new DriveEngineOptions { Name = "d1", CachePath = "/nowhere", UploadConcurrency = 2 },
-            UploadAsync, path => _files.GetValueOrDefault(path), _ => _files.Values.Where(f => f.State == FileState.Dirty),
+            UploadAsync, path => { _onCurrent?.Invoke(); return _files.GetValueOrDefault(path); }, _ => _files.Values.Where(f => f.State == FileState.Dirty),
             path => _open.Contains(path), () => TimeSpan.FromSeconds(30), () => _suspended, () => { }, _clock, NullLogger.Instance, () => _workers);
         return Task.CompletedTask;
     }
@@ -160,5 +162,23 @@ public sealed class UploadPipelineUnitTests : IAsyncLifetime
         }
         await _pipeline.WhenIdleAsync();
         Assert.Equal(1, _mostAtOnce);
+    }
+
+    [Fact]
+    public async Task Waiting_for_idle_while_a_changed_file_goes_round_again_never_ends_between_its_two_uploads()
+    {
+        var entry = Dirty("log.txt", 60);
+        _pipeline.QueueIfDue(entry);
+        await _started.Task;
+        _writtenDuringUpload["log.txt"] = 0;
+        // The moment the worker decides whether the file goes round again: someone starts waiting for the pipeline then.
+        Task<int>? uploadsWhenIdle = null;
+        _onCurrent = () => uploadsWhenIdle ??= _pipeline.WhenIdleAsync().ContinueWith(_ => _uploaded.Count, CancellationToken.None, TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
+
+        _held.SetResult();
+        await _pipeline.WhenIdleAsync();
+
+        Assert.NotNull(uploadsWhenIdle);
+        Assert.Equal(2, await uploadsWhenIdle);
     }
 }

@@ -332,11 +332,17 @@ public sealed class UploadPipeline(
                     Interlocked.Increment(ref _failedSinceTick);
                 }
                 var askedAgain = slot.Close();
-                _uploadSlots.TryRemove(KeyValuePair.Create(slot.Path, slot));
-                if ((askedAgain || outcome == UploadOutcome.NotUploaded) && !stopping.IsCancellationRequested && current(slot.Path) is { } now)
+                if ((askedAgain || outcome == UploadOutcome.NotUploaded) && !stopping.IsCancellationRequested && !suspended()
+                    && current(slot.Path) is { } now && IsDueForUpload(now, clock.UtcNow))
                 {
-                    // Changed while it was uploading: round again once due (settle 0: now); otherwise the tick finds it.
-                    QueueIfDue(now);
+                    // Changed while it was uploading: round again now (settle 0); otherwise the tick finds it. The next round's
+                    // slot takes this one's place in one step: removed first, the path would be in no slot for a moment, and
+                    // whoever waits for the pipeline to be idle could take that moment for the end (seen once in a unit test).
+                    RequeueInPlaceOf(slot);
+                }
+                else
+                {
+                    _uploadSlots.TryRemove(KeyValuePair.Create(slot.Path, slot));
                 }
                 // Last, so whoever waits for the pipeline to be idle already sees the next round queued.
                 slot.Complete(outcome);
@@ -353,6 +359,21 @@ public sealed class UploadPipeline(
         catch (OperationCanceledException)
         {
             return false;
+        }
+    }
+
+    /// <summary>A new slot for <paramref name="done"/>'s path, put in its place in the table and queued (freed when the queue is full: the tick finds the file).</summary>
+    private void RequeueInPlaceOf(UploadSlot done)
+    {
+        var next = new UploadSlot(done.Path);
+        if (!_uploadSlots.TryUpdate(done.Path, next, done))
+        {
+            _uploadSlots.TryRemove(KeyValuePair.Create(done.Path, done));
+            return;
+        }
+        if (_uploadQueue is not { } queue || !queue.Writer.TryWrite(next))
+        {
+            ReleaseSlot(next, UploadOutcome.NotUploaded);
         }
     }
 
