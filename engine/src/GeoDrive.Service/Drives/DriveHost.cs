@@ -140,28 +140,17 @@ public sealed class DriveHost : IAsyncDisposable
             Drive = Definition.Name, Path = path, Running = running, Folders = done.Folders, FoldersMade = done.FoldersMade,
             StubsMade = done.StubsMade, Started = started, Ended = running ? null : clock.UtcNow,
         };
+        var last = default(TreeSync);
         try
         {
-            Volatile.Write(ref _sync, Info(default, running: true));
-            var done = await Engine.SyncTreeAsync(path, p => Volatile.Write(ref _sync, Info(p, running: true)), cancellationToken);
-            var info = Info(done, running: false);
-            Volatile.Write(ref _sync, info);
-            return info;
-        }
-        catch
-        {
-            if (Volatile.Read(ref _sync) is { } last)
-            {
-                Volatile.Write(ref _sync, new DriveSyncInfo
-                {
-                    Drive = last.Drive, Path = last.Path, Folders = last.Folders, FoldersMade = last.FoldersMade, StubsMade = last.StubsMade,
-                    Started = last.Started, Ended = clock.UtcNow,
-                });
-            }
-            throw;
+            Volatile.Write(ref _sync, Info(last, running: true));
+            last = await Engine.SyncTreeAsync(path, p => Volatile.Write(ref _sync, Info(last = p, running: true)), cancellationToken);
+            return Info(last, running: false);
         }
         finally
         {
+            // Ended, done or not: what it got to stays readable.
+            Volatile.Write(ref _sync, Info(last, running: false));
             Volatile.Write(ref _syncing, 0);
         }
     }

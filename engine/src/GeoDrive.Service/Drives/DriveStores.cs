@@ -28,11 +28,14 @@ internal static class DriveStores
         policy?.Policy.MultipartUploadThreads.Value ?? PolicyDefaults.MultipartUploadThreads);
 
     /// <param name="endpoints">In place of the definition's endpoints (the first is the primary), for a probe of new ones.</param>
-    public static S3StoreOptions Options(DriveDefinition definition, DriveCredential credential, PolicyEvaluator? policy = null, string[]? endpoints = null) => new()
+    public static S3StoreOptions Options(DriveDefinition definition, DriveCredential credential, PolicyEvaluator? policy = null, string[]? endpoints = null) =>
+        Options(definition, credential, policy, endpoints, Multipart(policy));
+
+    private static S3StoreOptions Options(DriveDefinition definition, DriveCredential credential, PolicyEvaluator? policy, string[]? endpoints, MultipartTransfer multipart) => new()
     {
-        MultipartThreshold = Multipart(policy).Threshold,
-        PartSize = Multipart(policy).PartSize,
-        MultipartUploadThreads = Multipart(policy).UploadThreads,
+        MultipartThreshold = multipart.Threshold,
+        PartSize = multipart.PartSize,
+        MultipartUploadThreads = multipart.UploadThreads,
         // Every upload and its parts, and every recall and its ranges, may hold a connection at once.
         MaxConnectionsPerEndpoint = Math.Max(16,
             ((policy?.Policy.UploadThreads.Value ?? PolicyDefaults.UploadThreads) * (policy?.Policy.MultipartUploadThreads.Value ?? PolicyDefaults.MultipartUploadThreads))
