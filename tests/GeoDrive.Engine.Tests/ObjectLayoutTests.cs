@@ -41,9 +41,19 @@ public sealed class ObjectLayoutTests
     [InlineData("999", "rw-r--r--")]
     [InlineData("", "rw-r--r--")]
     [InlineData("77777", "rw-r--r--")]
-    public void A_recorded_mode_gives_permission_bits_only_and_the_owner_may_always_read_and_write(string recorded, string expected)
+    public void A_recorded_mode_gives_an_unprivileged_service_permission_bits_only_and_the_owner_may_always_read_and_write(string recorded, string expected)
     {
-        var mode = ObjectLayout.RecordedMode(Head(metadata: (ObjectLayout.ModeKey, recorded)));
+        var mode = ObjectLayout.RecordedMode(Head(metadata: (ObjectLayout.ModeKey, recorded)), privileged: false);
+        Assert.Equal(expected, Symbolic(mode));
+    }
+
+    [Theory]
+    [InlineData("0444", "r--r--r--")] // root writes a recall back in whatever the mode says
+    [InlineData("4755", "rwxr-xr-x")] // still never a set-id bit from the bucket
+    [InlineData("600", "rw-------")]
+    public void A_recorded_mode_gives_a_privileged_service_exactly_the_permission_bits(string recorded, string expected)
+    {
+        var mode = ObjectLayout.RecordedMode(Head(metadata: (ObjectLayout.ModeKey, recorded)), privileged: true);
         Assert.Equal(expected, Symbolic(mode));
     }
 

@@ -45,15 +45,17 @@ public sealed class DriveRig : IAsyncDisposable
     /// <param name="stateOutsideCache">Keep the engine's state (index) in a folder beside the cache, as the Windows service does; in "&lt;cache&gt;/.geodrive" by default.</param>
     /// <param name="uploadThreads">Upload workers (transfer.uploadThreads).</param>
     /// <param name="hookedIndex">The engine's index is <see cref="Hooks"/> over the real one (see <see cref="HookedIndex"/>).</param>
+    /// <param name="bucket">Another rig's bucket (a second host or site on it); a new bucket by default.</param>
     /// <param name="storeInFront">Wraps the real store for fault injection (e.g. holding PUTs); the engine talks to what it returns.</param>
     public DriveRig(S3TestServer s3, string? policyYaml = null, string? cachePath = null, long multipartThreshold = 64L << 20, string? endpoint = null, bool stateOutsideCache = false,
-        int uploadThreads = 4, Func<GeoDrive.Core.Ports.IObjectStore, GeoDrive.Core.Ports.IObjectStore>? storeInFront = null, bool hookedIndex = false)
+        int uploadThreads = 4, Func<GeoDrive.Core.Ports.IObjectStore, GeoDrive.Core.Ports.IObjectStore>? storeInFront = null, bool hookedIndex = false,
+        string? bucket = null)
     {
         _uploadThreads = uploadThreads;
         _storeInFront = storeInFront;
         _hookedIndex = hookedIndex;
         S3 = s3;
-        Bucket = s3.CreateBucket();
+        Bucket = bucket ?? s3.CreateBucket();
         CachePath = cachePath ?? _temp.CreateSubdirectory("cache");
         Directory.CreateDirectory(CachePath);
         StatePath = stateOutsideCache ? _temp.CreateSubdirectory("state") : Path.Combine(CachePath, DriveEngineOptions.InternalFolder);

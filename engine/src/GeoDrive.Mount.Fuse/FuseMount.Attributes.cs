@@ -12,15 +12,27 @@ public sealed partial class FuseMount
     /// <summary>The extended attribute that shows a file's state (the analogue of Windows' OFFLINE attribute).</summary>
     public const string StateAttribute = "user.geodrive.state";
 
-    // The root's mode, owner and times are the mount folder's (MountRoot); the cache folder stays private.
+    // The root's mode, owner and times are the mount folder's (MountRoot); the cache folder stays private. A file's changed
+    // properties are the engine's to write into its object.
     internal int ChMod(string fusePath, uint mode) =>
-        IsRoot(fusePath, out var root) ? root.ChMod(mode) : Guarded(fusePath, path => _cache.ChMod(path, mode));
+        IsRoot(fusePath, out var root) ? root.ChMod(mode) : PropertyCall(fusePath, path => _cache.ChMod(path, mode));
 
     internal int ChOwn(string fusePath, uint uid, uint gid) =>
-        IsRoot(fusePath, out var root) ? root.ChOwn(uid, gid) : Guarded(fusePath, path => _cache.ChOwn(path, uid, gid));
+        IsRoot(fusePath, out var root) ? root.ChOwn(uid, gid) : PropertyCall(fusePath, path => _cache.ChOwn(path, uid, gid));
 
     internal int UTimens(string fusePath, nint times) =>
-        IsRoot(fusePath, out var root) ? root.UTimens(times) : Guarded(fusePath, path => _cache.UTimens(path, times));
+        IsRoot(fusePath, out var root) ? root.UTimens(times) : PropertyCall(fusePath, path => _cache.UTimens(path, times));
+
+    /// <summary>A call that changes a file's properties: done in the cache, then told to the engine when it succeeded.</summary>
+    private int PropertyCall(string fusePath, Func<string, int> call)
+    {
+        var result = Guarded(fusePath, call);
+        if (result == 0)
+        {
+            _drive.PropertiesChanged(Relative(fusePath), CurrentCaller());
+        }
+        return result;
+    }
 
     private bool IsRoot(string? fusePath, out MountRoot root)
     {
@@ -95,10 +107,10 @@ public sealed partial class FuseMount
     }
 
     internal int SetXAttr(string fusePath, string name, nint value, nuint size, int flags) =>
-        IsEngineAttribute(name) ? -Errno.EPERM : Guarded(fusePath, path => _cache.WithDescriptor(path, BeneathCache.ORdOnly, fd => LibC.FSetXAttr(fd, name, value, size, flags) == 0 ? 0 : LibC.NegativeErrno()));
+        IsEngineAttribute(name) ? -Errno.EPERM : PropertyCall(fusePath, path => _cache.WithDescriptor(path, BeneathCache.ORdOnly, fd => LibC.FSetXAttr(fd, name, value, size, flags) == 0 ? 0 : LibC.NegativeErrno()));
 
     internal int RemoveXAttr(string fusePath, string name) =>
-        IsEngineAttribute(name) ? -Errno.EPERM : Guarded(fusePath, path => _cache.WithDescriptor(path, BeneathCache.ORdOnly, fd => LibC.FRemoveXAttr(fd, name) == 0 ? 0 : LibC.NegativeErrno()));
+        IsEngineAttribute(name) ? -Errno.EPERM : PropertyCall(fusePath, path => _cache.WithDescriptor(path, BeneathCache.ORdOnly, fd => LibC.FRemoveXAttr(fd, name) == 0 ? 0 : LibC.NegativeErrno()));
 
     /// <summary>user.geodrive.*: the state (read-only) and the engine's marks (hidden), never set or removed through the mount.</summary>
     private static bool IsEngineAttribute(string name) => name.StartsWith("user.geodrive.", StringComparison.Ordinal);

@@ -52,6 +52,8 @@ public static class ErrorIds
     public const string CacheThresholdUnreachable = "CacheThresholdUnreachable";
     public const string CacheWriteFailed = "CacheWriteFailed";
     public const string CacheVolumeFull = "CacheVolumeFull";
+    public const string PropertiesTrimmed = "PropertiesTrimmed";
+    public const string PropertiesNotApplied = "PropertiesNotApplied";
 
     // Scheduled recall jobs (issue 5)
     public const string InvalidCron = "InvalidCron";

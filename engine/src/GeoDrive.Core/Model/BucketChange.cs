@@ -11,6 +11,12 @@ public enum BucketChangeKind
 
     /// <summary>Copy a renamed clean file's object from its old key to its new one (server side); the old key is deleted after.</summary>
     CopyObject,
+
+    /// <summary>
+    /// Write a clean file's properties (mode, owner, time, ACL, attributes), changed here, into its object's metadata: a
+    /// server-side copy of the object onto itself, only while the object is still the version the file records.
+    /// </summary>
+    UpdateMetadata,
 }
 
 /// <summary>

@@ -66,6 +66,14 @@ public interface IDriveFileSystem
 
     void Renamed(string oldPath, string newPath, Caller caller, bool isDirectory);
 
+    /// <summary>
+    /// A file's properties were changed through the front end (chmod, chown, utimens, setxattr, removexattr, an ACL):
+    /// the engine writes them into its object's metadata when the file is clean (a changed file's upload carries them).
+    /// </summary>
+    void PropertiesChanged(string path, Caller caller)
+    {
+    }
+
     /// <summary>The value of the state attribute (xattr user.geodrive.state): "Dirty", "Cached", "Stubbed", … or null when the engine has no entry.</summary>
     string? GetStateAttribute(string path);
 

@@ -262,8 +262,21 @@ internal sealed class BucketSync(
         entry.ObjectKey = key;
         entry.LastError = null;
         life.Apply(entry, FileChange.BucketChanged);
-        LocalFile.MakeStub(options.CachePath, DataPath(entry.Path), entry.Size, entry.ModifiedUtc, MarkFor(entry, key));
+        // The version's own properties where it records them (a GeoDrive upload records its owner); another tool's object
+        // leaves the file's as they are, but for its time.
+        var properties = ObjectLayout.RecordedProperties(head);
+        NotApplied(entry.Path, LocalFile.MakeStub(options.CachePath, DataPath(entry.Path), entry.Size, entry.ModifiedUtc, MarkFor(entry, key),
+            properties.Owner is null ? null : properties));
         replaced(entry.Path);
+    }
+
+    /// <summary>A stub that could not take some of its object's properties says which (it stands for its bytes all the same).</summary>
+    public void NotApplied(string path, List<string> problems)
+    {
+        if (problems.Count > 0)
+        {
+            Record(DriveEventKind.Error, path, $"The stub was made without some of the properties its object records: {string.Join("; ", problems)}.", ErrorIds.PropertiesNotApplied);
+        }
     }
 
     /// <summary>
@@ -561,7 +574,7 @@ internal sealed class BucketSync(
         life.Apply(entry, FileChange.FoundAsStub);
         try
         {
-            LocalFile.CreateStub(options.CachePath, local, entry.Size, entry.ModifiedUtc, ObjectLayout.RecordedMode(head), MarkFor(entry, head.Key));
+            NotApplied(path, LocalFile.CreateStub(options.CachePath, local, entry.Size, ObjectLayout.RecordedProperties(head), MarkFor(entry, head.Key)));
         }
         catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
         {

@@ -93,7 +93,7 @@ public sealed partial class DriveEngine
             entry.DirtySinceUtc = null;
             entry.LastError = null;
             _life.Apply(entry, FileChange.KeptBoth);
-            LocalFile.CreateStub(Options.CachePath, LocalPath(path), entry.Size, entry.ModifiedUtc, ObjectLayout.RecordedMode(current), MarkFor(entry, key));
+            _sync.NotApplied(path, LocalFile.CreateStub(Options.CachePath, LocalPath(path), entry.Size, ObjectLayout.RecordedProperties(current), MarkFor(entry, key)));
             _sync.Checked(path);
             LocalCopyReplaced?.Invoke(path);
             Record(DriveEventKind.Conflict, path,

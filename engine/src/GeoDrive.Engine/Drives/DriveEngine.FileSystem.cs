@@ -418,6 +418,40 @@ public sealed partial class DriveEngine : IDriveFileSystem
         }
     }
 
+    /// <summary>
+    /// See <see cref="IDriveFileSystem.PropertiesChanged"/>. A new time on a clean file that no one has open (touch, a
+    /// restore of times) is no new bytes: the index, and a stub's mark, take it, so it is neither uploaded again nor, for a
+    /// stub, taken after a restart for bytes written into it. Then the object's metadata is owed the new properties.
+    /// </summary>
+    public void PropertiesChanged(string path, Caller caller)
+    {
+        if (IsInternalPath(path))
+        {
+            return;
+        }
+        using (_locks.AcquireAsync(path).GetAwaiter().GetResult())
+        {
+            if (_index.Get(path) is not { State: FileState.Cached or FileState.Stubbed, Checksum: not null, ObjectKey: { } key } entry)
+            {
+                // A folder, a file the engine does not know, or one whose next upload (or copy) carries its properties.
+                return;
+            }
+            if (!_open.ContainsKey(path) && LocalFile.Read(LocalPath(path)) is { } local && local.Size == entry.Size && local.ModifiedUtc != entry.ModifiedUtc)
+            {
+                entry.ModifiedUtc = local.ModifiedUtc;
+                if (entry.State == FileState.Stubbed)
+                {
+                    StubMark.Write(Options.CachePath, LocalPath(path), MarkFor(entry, key));
+                }
+                _life.Save(entry);
+            }
+            if (key == KeyFor(path))
+            {
+                _owedChanges.OweMetadataUpdate(key);
+            }
+        }
+    }
+
     /// <summary>The paths the index holds at <paramref name="path"/>: the file, or every file under the folder.</summary>
     private List<string> EntriesAt(string path, bool isDirectory) =>
         isDirectory ? [.. _index.Under(path).Select(e => e.Path)] : _index.Get(path) is not null ? [path] : [];

@@ -186,7 +186,7 @@ public sealed partial class DriveEngine
             // Through the handle the bytes went in by (every byte is in, so the fetch opened it): a rename on disk the index
             // has not heard of yet moved the file, not its bytes.
             var handle = session.File!;
-            File.SetLastWriteTimeUtc(handle, entry.ModifiedUtc.UtcDateTime);
+            FileProperties.SetTime(handle, FileTime.Exact(entry.ModifiedUtc, session.StubTime), path);
             RandomAccess.FlushToDisk(handle);
             StubMark.Clear(handle);
         }

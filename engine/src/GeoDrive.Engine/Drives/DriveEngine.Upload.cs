@@ -186,6 +186,7 @@ public sealed partial class DriveEngine
         metadata[ObjectLayout.SiteKey] = SiteId;
         ObjectLayout.AddTags(metadata, _policy.TagsFor(path), path, local.ModifiedUtc);
         ObjectLayout.AddObjectTags(metadata, _policy.ObjectTagsFor(path), path, local.ModifiedUtc);
+        AddProperties(metadata, path, localPath);
         ObjectInfo put;
         Transfers.UploadStarted(local.Size);
         try
@@ -209,6 +210,17 @@ public sealed partial class DriveEngine
         // checked against ours, that is verification enough. Otherwise (multipart, or a server
         // that answers without it) HEAD, which is also what any later reader will see.
         return ObjectLayout.IsPlainMd5(put.ETag) ? put : await _store.HeadAsync(key, cancellationToken);
+    }
+
+    /// <summary>The file's properties (owner, exact time, ACL, attributes) as its object's metadata; what does not fit is named in an event.</summary>
+    private void AddProperties(Dictionary<string, string> metadata, string path, string localPath)
+    {
+        if (FileProperties.Read(Options.CachePath, localPath) is { } properties && PropertyMetadata.Add(metadata, properties) is { Count: > 0 } left)
+        {
+            Record(DriveEventKind.Error, path,
+                $"Not kept in the bucket, over S3's {PropertyMetadata.Limit} bytes of metadata: {string.Join(", ", left)}. This copy keeps them; a new host would not.",
+                ErrorIds.PropertiesTrimmed);
+        }
     }
 
     private async Task<FileEntry> FinishUploadAsync(string path, string key, long generation, LocalFile local, FileHashes hashes, ObjectInfo? head, CancellationToken cancellationToken)

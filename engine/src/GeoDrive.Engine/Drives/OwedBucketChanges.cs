@@ -28,6 +28,8 @@ internal sealed class OwedBucketChanges
     private readonly ConcurrentDictionary<string, byte> _liveUploads = new(StringComparer.Ordinal);
     // Changes whose last try failed only because the endpoint could not be reached: due again once it answers.
     private readonly HashSet<long> _waitingForEndpoint = [];
+    // Metadata updates that have read their file's properties: a later change owes an update of its own.
+    private readonly HashSet<long> _begun = [];
 
     public OwedBucketChanges(IBucketJournal journal, IClock clock, TimeSpan maxRetryDelay)
     {
@@ -113,6 +115,31 @@ internal sealed class OwedBucketChanges
             .Select(k => new BucketChange { Kind = BucketChangeKind.DeleteObject, Key = k, CreatedUtc = now })
             .ToList();
         Journal(changes);
+    }
+
+    /// <summary>Journals a metadata update of <paramref name="key"/> (its file's properties changed), unless one is owed and not yet begun.</summary>
+    public void OweMetadataUpdate(string key)
+    {
+        lock (_gate)
+        {
+            if (_owed.Values.Any(c => c.Kind == BucketChangeKind.UpdateMetadata && c.Key == key && !_begun.Contains(c.Id)))
+            {
+                return;
+            }
+        }
+        Journal([new BucketChange { Kind = BucketChangeKind.UpdateMetadata, Key = key, CreatedUtc = _clock.UtcNow }]);
+    }
+
+    /// <summary>
+    /// A metadata update has read the file's properties (its path lock held): a change after this owes another update,
+    /// which <see cref="OweMetadataUpdate"/> would otherwise fold into this one.
+    /// </summary>
+    public void Begun(BucketChange change)
+    {
+        lock (_gate)
+        {
+            _begun.Add(change.Id);
+        }
     }
 
     /// <summary>One durable write for <paramref name="changes"/>, then they are owed in memory too.</summary>
@@ -226,6 +253,7 @@ internal sealed class OwedBucketChanges
         lock (_gate)
         {
             removed = _owed.Remove(change.Id);
+            _begun.Remove(change.Id);
         }
         if (removed)
         {

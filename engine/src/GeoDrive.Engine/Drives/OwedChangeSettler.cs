@@ -76,6 +76,10 @@ internal sealed class OwedChangeSettler(
                 {
                     await SettleCopyAsync(change, cancellationToken);
                 }
+                else if (change.Kind == BucketChangeKind.UpdateMetadata)
+                {
+                    await SettleMetadataUpdateAsync(change, cancellationToken);
+                }
                 else if (await DeleteOwedObjectAsync(change, cancellationToken))
                 {
                     deleted++;
@@ -91,6 +95,7 @@ internal sealed class OwedChangeSettler(
                 {
                     BucketChangeKind.DeleteObject => $"Could not delete the object of a deleted or renamed file; will retry: {ex.Message}",
                     BucketChangeKind.CopyObject => $"Could not copy a renamed file's object from '{change.SourceKey}'; will retry: {ex.Message}",
+                    BucketChangeKind.UpdateMetadata => $"Could not write the file's changed properties into its object's metadata; will retry: {ex.Message}",
                     _ => $"Could not abort an interrupted multipart upload; will retry: {ex.Message}",
                 }, ex.ErrorId);
                 if (ex.ErrorId == ErrorIds.EndpointUnreachable)
@@ -234,11 +239,7 @@ internal sealed class OwedChangeSettler(
                     if (entry.Checksum is { } sha256)
                     {
                         // The new path's own metadata (its policy tags may differ); a foreign object keeps its own.
-                        var mode = LocalFile.Read(LocalPath(path))?.Mode ?? UnixFileMode.UserRead | UnixFileMode.UserWrite;
-                        metadata = ObjectLayout.MetadataFor(sha256, entry.Size, entry.ModifiedUtc, mode);
-                        metadata[ObjectLayout.SiteKey] = siteId();
-                        ObjectLayout.AddTags(metadata, policy().TagsFor(path), path, entry.ModifiedUtc);
-                        ObjectLayout.AddObjectTags(metadata, policy().ObjectTagsFor(path), path, entry.ModifiedUtc);
+                        metadata = MetadataOf(path, entry, sha256);
                     }
                 }
             }
@@ -296,6 +297,91 @@ internal sealed class OwedChangeSettler(
             }
             // After the entry names the new key (a crash between leaves an old copy, never the only one).
             owed.OweDeletes([from]);
+            owed.Done(change);
+        }
+    }
+
+    /// <summary>
+    /// The metadata a clean file's object gets when a copy makes it anew (a rename, a change of properties): the file's
+    /// checksum, size and time, its mode and other properties as the cache file has them, this site, the path's tags.
+    /// </summary>
+    private Dictionary<string, string> MetadataOf(string path, FileEntry entry, string sha256)
+    {
+        var properties = FileProperties.Read(options.CachePath, LocalPath(path));
+        var metadata = ObjectLayout.MetadataFor(sha256, entry.Size, entry.ModifiedUtc, properties?.Mode ?? UnixFileMode.UserRead | UnixFileMode.UserWrite);
+        metadata[ObjectLayout.SiteKey] = siteId();
+        ObjectLayout.AddTags(metadata, policy().TagsFor(path), path, entry.ModifiedUtc);
+        ObjectLayout.AddObjectTags(metadata, policy().ObjectTagsFor(path), path, entry.ModifiedUtc);
+        if (properties is not null)
+        {
+            // What does not fit was named when the bytes went up.
+            _ = PropertyMetadata.Add(metadata, properties);
+        }
+        return metadata;
+    }
+
+    /// <summary>
+    /// A clean file's properties changed here (chmod, chown, touch, setfattr, setfacl): its object is copied onto itself
+    /// (server side) with its metadata made anew from the file, only while the bucket's current version is still the one
+    /// the file records, and the file then records the copy's version. A file changed since carries its properties in its
+    /// upload, a renamed one in its copy; another site's version in the bucket is never replaced (the sync's rules take it).
+    /// </summary>
+    private async Task SettleMetadataUpdateAsync(BucketChange change, CancellationToken cancellationToken)
+    {
+        if (OwnPathOf(change.Key) is not { } path)
+        {
+            owed.Done(change);
+            return;
+        }
+        using (await uploadLocks.AcquireAsync(path, cancellationToken))
+        {
+            FileEntry entry;
+            Dictionary<string, string> metadata;
+            using (await locks.AcquireAsync(path, cancellationToken))
+            {
+                var found = index.Get(path);
+                if (found is { State: FileState.Recalling or FileState.Uploading })
+                {
+                    // A recall reads the version the file records, an upload is about to record another: due again at the next tick.
+                    return;
+                }
+                if (found is not { State: FileState.Cached or FileState.Stubbed, Checksum: { } sha256 } || found.ObjectKey != change.Key)
+                {
+                    owed.Done(change);
+                    return;
+                }
+                owed.Begun(change);
+                entry = found.Clone();
+                metadata = MetadataOf(path, entry, sha256);
+            }
+            if (await store.HeadAsync(change.Key, cancellationToken) is not { } there || !ObjectLayout.IsSameVersion(entry, there)
+                || !ObjectLayout.SameETag(there.ETag, entry.ETag))
+            {
+                // Gone or replaced in the bucket: copied over, another site's version would be lost.
+                owed.Done(change);
+                return;
+            }
+            ObjectInfo copied;
+            try
+            {
+                copied = await store.CopyAsync(change.Key, change.Key, new ObjectVersion(entry.ETag, entry.VersionId), metadata,
+                    new JournaledMultipart(owed, change.Key, static () => true), cancellationToken);
+            }
+            catch (GeoDriveException ex) when (ex.ErrorId is ErrorIds.ObjectMismatch or ErrorIds.ObjectNotFound)
+            {
+                owed.Done(change);
+                return;
+            }
+            using (await locks.AcquireAsync(path, cancellationToken))
+            {
+                if (index.Get(path) is { } now && now.ObjectKey == change.Key && now.ETag == entry.ETag && now.Generation == entry.Generation
+                    && copied.Size == entry.Size && ObjectLayout.RecordedChecksum(copied) == entry.Checksum)
+                {
+                    now.ETag = copied.ETag;
+                    now.VersionId = copied.VersionId;
+                    life.Save(now);
+                }
+            }
             owed.Done(change);
         }
     }

@@ -49,6 +49,9 @@ internal sealed class RecallSession
     /// </summary>
     public SafeFileHandle? File { get; set; }
 
+    /// <summary>The stub's time to the nanosecond when the fetch opened it: the recalled file gets it back (the index keeps 100 ns ticks).</summary>
+    public Files.FileTime? StubTime { get; set; }
+
     /// <summary>Drive-relative; follows a rename of the file while it is recalling.</summary>
     public string Path { get; set; }
 

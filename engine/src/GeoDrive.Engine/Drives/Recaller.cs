@@ -110,6 +110,7 @@ internal sealed class Recaller(string drive, string cachePath, IObjectStore stor
         {
             // Kept open: the outcome is recorded through it, and Start closes it after that.
             var file = session.File = BeneathCache.OpenHandle(cachePath, DrivePath.ToLocal(cachePath, session.Path), FileMode.Open, FileAccess.ReadWrite);
+            session.StubTime = FileProperties.ReadTime(file);
             var threads = session.RangeCount == 1 ? 1 : Math.Min(session.RangeCount, Math.Max(1, restoreThreads()));
             var workers = new List<Task>(threads + 1) { HashAsync(session, file, token) };
             for (var i = 0; i < threads; i++)

@@ -21,34 +21,47 @@ public readonly record struct LocalFile(long Size, DateTimeOffset ModifiedUtc, U
     /// data blocks (a sparse file). Reading it locally gives zeros, which is why only the engine decides
     /// when its data may be served.
     /// </summary>
-    public static void MakeStub(string cacheRoot, string localPath, long size, DateTimeOffset modifiedUtc, StubMark? mark)
+    /// <param name="properties">Another version's properties to take (one that records them), else the file keeps its own.</param>
+    public static List<string> MakeStub(string cacheRoot, string localPath, long size, DateTimeOffset modifiedUtc, StubMark? mark, FileProperties? properties = null)
     {
         using var handle = BeneathCache.OpenHandle(cacheRoot, localPath, FileMode.Open, FileAccess.Write);
-        MakeStub(handle, localPath, size, modifiedUtc, mark);
+        return MakeStub(handle, localPath, size, modifiedUtc, mark, properties);
     }
 
     /// <summary>As above, on a cache file already open for writing (<paramref name="localPath"/> names it in an error).</summary>
-    public static void MakeStub(SafeFileHandle handle, string localPath, long size, DateTimeOffset modifiedUtc, StubMark? mark)
+    public static List<string> MakeStub(SafeFileHandle handle, string localPath, long size, DateTimeOffset modifiedUtc, StubMark? mark, FileProperties? properties = null)
     {
         // Marked before a byte goes: a crash in between leaves a marked file with its data, never unmarked zeros.
         if (mark is not null)
         {
             StubMark.Write(handle, localPath, mark);
         }
+        // The file's own time, to the nanosecond, when it is the one recorded (the index keeps 100 ns ticks).
+        var exact = FileTime.Exact(modifiedUtc, FileProperties.ReadTime(handle));
         RandomAccess.SetLength(handle, 0);
         RandomAccess.SetLength(handle, size);
-        File.SetLastWriteTimeUtc(handle, modifiedUtc.UtcDateTime);
+        var problems = properties?.ApplyTo(handle) ?? [];
+        if (properties is null)
+        {
+            FileProperties.SetTime(handle, exact, localPath);
+        }
         using var stream = new FileStream(handle, FileAccess.Write, bufferSize: 0);
         stream.Flush(flushToDisk: true);
+        return problems;
     }
 
+    /// <summary>A new stub with this mode and time only (<see cref="CreateStub(string, string, long, FileProperties, StubMark)"/>).</summary>
+    public static void CreateStub(string cacheRoot, string localPath, long size, DateTimeOffset modifiedUtc, UnixFileMode mode, StubMark mark) =>
+        CreateStub(cacheRoot, localPath, size, new FileProperties(mode, FileTime.From(modifiedUtc), null, [], null), mark);
+
     /// <summary>
-    /// Makes a new stub for an object found in the bucket: a sparse file of its size with its recorded
-    /// time and mode. Never replaces an existing file (CreateNew), so nothing local is overwritten.
+    /// Makes a new stub for an object found in the bucket: a sparse file of its size with the properties its object
+    /// records (mode, time, and owner, ACL and attributes where recorded). Never replaces an existing file (CreateNew),
+    /// so nothing local is overwritten. Returns what of the properties could not be applied (the stub stands regardless).
     /// </summary>
-    public static void CreateStub(string cacheRoot, string localPath, long size, DateTimeOffset modifiedUtc, UnixFileMode mode, StubMark mark)
+    public static List<string> CreateStub(string cacheRoot, string localPath, long size, FileProperties properties, StubMark mark)
     {
-        using var handle = BeneathCache.OpenHandle(cacheRoot, localPath, FileMode.CreateNew, FileAccess.Write, mode);
+        using var handle = BeneathCache.OpenHandle(cacheRoot, localPath, FileMode.CreateNew, FileAccess.Write, properties.Mode);
         try
         {
             StubMark.Write(handle, localPath, mark);
@@ -60,7 +73,7 @@ public readonly record struct LocalFile(long Size, DateTimeOffset ModifiedUtc, U
             throw;
         }
         RandomAccess.SetLength(handle, size);
-        File.SetLastWriteTimeUtc(handle, modifiedUtc.UtcDateTime);
+        return properties.ApplyTo(handle);
     }
 }
 

@@ -153,15 +153,22 @@ public static class ObjectLayout
     private static readonly UnixFileMode DefaultStubMode =
         UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.GroupRead | UnixFileMode.OtherRead;
 
-    /// <summary>The permission bits GeoDrive recorded (geodrive-mode, octal), never set-id bits; else rw-r--r--.</summary>
-    public static UnixFileMode RecordedMode(ObjectInfo head)
+    /// <summary>
+    /// The permission bits GeoDrive recorded (geodrive-mode, octal), never set-id bits; else rw-r--r--. A service that is not
+    /// privileged must be able to write the stub's bytes back in on recall, so there the owner may always read and write.
+    /// </summary>
+    public static UnixFileMode RecordedMode(ObjectInfo head) => RecordedMode(head, Environment.IsPrivilegedProcess);
+
+    public static UnixFileMode RecordedMode(ObjectInfo head, bool privileged)
     {
         if (!head.Metadata.TryGetValue(ObjectLayout.ModeKey, out var text) || text.Length is 0 or > 4 || !text.All(c => c is >= '0' and <= '7'))
         {
             return DefaultStubMode;
         }
         var mode = (UnixFileMode)(Convert.ToInt32(text, 8) & 0b111_111_111);
-        // The engine must be able to write the stub's bytes back in on recall.
-        return mode | UnixFileMode.UserRead | UnixFileMode.UserWrite;
+        return privileged ? mode : mode | UnixFileMode.UserRead | UnixFileMode.UserWrite;
     }
+
+    /// <summary>Everything the object records of its file for a stub made of it: mode, time, and where recorded owner, ACL and attributes.</summary>
+    public static Files.FileProperties RecordedProperties(ObjectInfo head) => PropertyMetadata.Read(head, RecordedMode(head), RecordedMtime(head));
 }
