@@ -419,8 +419,7 @@ public sealed partial class DriveEngine : IDriveFileSystem
     }
 
     /// <summary>
-    /// See <see cref="IDriveFileSystem.PropertiesChanged"/>. A new time on a clean file that no one has open (touch, a
-    /// restore of times) is no new bytes: the index, and a stub's mark, take it, so it is neither uploaded again nor, for a
+    /// See <see cref="IDriveFileSystem.PropertiesChanged"/>. A new time on a clean file (touch, a restore of times) is no new bytes: the index, and a stub's mark, take it, so it is neither uploaded again nor, for a
     /// stub, taken after a restart for bytes written into it. Then the object's metadata is owed the new properties.
     /// </summary>
     public void PropertiesChanged(string path, Caller caller)
@@ -436,7 +435,9 @@ public sealed partial class DriveEngine : IDriveFileSystem
                 // A folder, a file the engine does not know, or one whose next upload (or copy) carries its properties.
                 return;
             }
-            if (!_open.ContainsKey(path) && LocalFile.Read(LocalPath(path)) is { } local && local.Size == entry.Size && local.ModifiedUtc != entry.ModifiedUtc)
+            // Also while open (touch opens the file to set its time): bytes written through a handle make the file Dirty at
+            // its close, and nothing is stubbed without a fresh checksum of its bytes.
+            if (LocalFile.Read(LocalPath(path)) is { } local && local.Size == entry.Size && local.ModifiedUtc != entry.ModifiedUtc)
             {
                 entry.ModifiedUtc = local.ModifiedUtc;
                 if (entry.State == FileState.Stubbed)
