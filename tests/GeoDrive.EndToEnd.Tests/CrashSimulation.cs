@@ -559,7 +559,9 @@ public sealed class CrashSimulation(S3TestServer s3, ServiceProcess service, int
         }
         var started = DateTime.UtcNow;
         using var client = new GeoDriveClient(service.SocketPath, TimeSpan.FromSeconds(60));
-        var expected = _files.Keys.Where(p => !p.EndsWith(".tmp", StringComparison.Ordinal)).Order(StringComparer.Ordinal).ToList();
+        // Every file but the excluded, and every folder made through the mount as its "name/" marker.
+        var expected = _files.Keys.Where(p => !p.EndsWith(".tmp", StringComparison.Ordinal)).Concat(_folders.Where(f => f.Length > 0).Select(f => f + "/"))
+            .Order(StringComparer.Ordinal).ToList();
         string? last = null;
         var slowLogged = false;
         await Eventually(async () =>
@@ -586,7 +588,7 @@ public sealed class CrashSimulation(S3TestServer s3, ServiceProcess service, int
         var indexed = (await client.GetFilesAsync(Drive(), "**")).Select(f => f.Path).Order(StringComparer.Ordinal).ToList();
         Assert.True(indexed.SequenceEqual(_files.Keys.Order(StringComparer.Ordinal)),
             $"the index lists [{string.Join(", ", indexed.Except(_files.Keys).Take(10))}] too many and [{string.Join(", ", _files.Keys.Except(indexed).Take(10))}] missing; {Where}");
-        foreach (var path in expected)
+        foreach (var path in expected.Where(p => !p.EndsWith('/')))
         {
             AssertSame(path, _files[path], await _scenario.ObjectBytesAsync(path) ?? [], "in the bucket");
         }

@@ -17,6 +17,12 @@ public enum BucketChangeKind
     /// server-side copy of the object onto itself, only while the object is still the version the file records.
     /// </summary>
     UpdateMetadata,
+
+    /// <summary>
+    /// Put a folder made here into the bucket as a zero-byte "name/" marker, so that a new host makes it too when it is
+    /// empty; skipped when the folder is gone by then.
+    /// </summary>
+    PutFolderMarker,
 }
 
 /// <summary>

@@ -198,8 +198,14 @@ public sealed partial class DriveEngine : IDriveFileSystem
 
     public void Created(string path, Caller caller, bool isDirectory)
     {
-        if (isDirectory || IsInternalPath(path))
+        if (IsInternalPath(path))
         {
+            return;
+        }
+        if (isDirectory)
+        {
+            // Journaled before the mkdir is acknowledged, so an empty folder reaches the bucket even after a crash.
+            _owedChanges.OweFolderMarkers(FolderMarkers([path]));
             return;
         }
         using (_locks.AcquireAsync(path).GetAwaiter().GetResult())
@@ -221,6 +227,11 @@ public sealed partial class DriveEngine : IDriveFileSystem
 
     public void Deleted(string path, Caller caller, bool isDirectory)
     {
+        if (isDirectory && !IsInternalPath(path))
+        {
+            // rmdir: the folder was empty, so its own marker is the only one (a folder deleted with its tree is reported bottom up).
+            _owedChanges.OweDeletes(FolderMarkers([path]));
+        }
         var goners = isDirectory ? [.. _index.Under(path)] : _index.Get(path) is { } one ? [one] : new List<FileEntry>();
         foreach (var goner in goners)
         {
@@ -338,6 +349,10 @@ public sealed partial class DriveEngine : IDriveFileSystem
         {
             held.ForEach(h => h.Dispose());
         }
+        if (isDirectory && !IsInternalPath(newPath))
+        {
+            MoveFolderMarkers(oldPath, newPath);
+        }
         if (moved == 0)
         {
             return;
@@ -451,6 +466,32 @@ public sealed partial class DriveEngine : IDriveFileSystem
                 _owedChanges.OweMetadataUpdate(key);
             }
         }
+    }
+
+    /// <summary>The marker keys ("name/") of folders the bucket should show; excluded folders have none.</summary>
+    private IEnumerable<string> FolderMarkers(IEnumerable<string> folders) =>
+        folders.Where(f => f.Length > 0 && !_policy.IsExcluded(f, isDirectory: true)).Select(f => KeyFor(f) + "/");
+
+    /// <summary>
+    /// A folder renamed: it and every folder below it get markers under the new name, and the old name's markers go
+    /// (deletes wait while a folder lives under a key again). Taken from the cache, which shows the new name already.
+    /// </summary>
+    private void MoveFolderMarkers(string oldPath, string newPath)
+    {
+        List<string> below;
+        try
+        {
+            below = [.. Directory.EnumerateDirectories(LocalPath(newPath), "*", new EnumerationOptions { RecurseSubdirectories = true, AttributesToSkip = FileAttributes.ReparsePoint })
+                .Select(d => newPath + "/" + Path.GetRelativePath(LocalPath(newPath), d).Replace(Path.DirectorySeparatorChar, '/'))];
+        }
+        catch (DirectoryNotFoundException)
+        {
+            // Renamed on or deleted meanwhile: that change owes its own markers.
+            return;
+        }
+        var folders = below.Prepend(newPath).ToList();
+        _owedChanges.OweFolderMarkers(FolderMarkers(folders));
+        _owedChanges.OweDeletes(FolderMarkers(folders.Select(f => oldPath + f[newPath.Length..])));
     }
 
     /// <summary>The paths the index holds at <paramref name="path"/>: the file, or every file under the folder.</summary>

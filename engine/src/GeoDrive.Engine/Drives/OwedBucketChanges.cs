@@ -117,6 +117,13 @@ internal sealed class OwedBucketChanges
         Journal(changes);
     }
 
+    /// <summary>Journals folder markers ("name/" keys) to put (one durable write).</summary>
+    public void OweFolderMarkers(IEnumerable<string> keys)
+    {
+        var now = _clock.UtcNow;
+        Journal([.. keys.Distinct(StringComparer.Ordinal).Select(k => new BucketChange { Kind = BucketChangeKind.PutFolderMarker, Key = k, CreatedUtc = now })]);
+    }
+
     /// <summary>Journals a metadata update of <paramref name="key"/> (its file's properties changed), unless one is owed and not yet begun.</summary>
     public void OweMetadataUpdate(string key)
     {

@@ -80,6 +80,10 @@ internal sealed class OwedChangeSettler(
                 {
                     await SettleMetadataUpdateAsync(change, cancellationToken);
                 }
+                else if (change.Kind == BucketChangeKind.PutFolderMarker)
+                {
+                    await PutFolderMarkerAsync(change, cancellationToken);
+                }
                 else if (await DeleteOwedObjectAsync(change, cancellationToken))
                 {
                     deleted++;
@@ -95,6 +99,7 @@ internal sealed class OwedChangeSettler(
                 {
                     BucketChangeKind.DeleteObject => $"Could not delete the object of a deleted or renamed file; will retry: {ex.Message}",
                     BucketChangeKind.CopyObject => $"Could not copy a renamed file's object from '{change.SourceKey}'; will retry: {ex.Message}",
+                    BucketChangeKind.PutFolderMarker => $"Could not write the folder's marker into the bucket; will retry: {ex.Message}",
                     BucketChangeKind.UpdateMetadata => $"Could not write the file's changed properties into its object's metadata; will retry: {ex.Message}",
                     _ => $"Could not abort an interrupted multipart upload; will retry: {ex.Message}",
                 }, ex.ErrorId);
@@ -167,9 +172,42 @@ internal sealed class OwedChangeSettler(
         }
     }
 
+    /// <summary>
+    /// A folder made here goes into the bucket as a zero-byte marker under its key and a '/', with this site's id and the
+    /// folder's time, while the folder is still there (its path lock held: a delete of the folder waits for the marker,
+    /// and owes its delete after).
+    /// </summary>
+    private async Task PutFolderMarkerAsync(BucketChange change, CancellationToken cancellationToken)
+    {
+        if (OwnPathOf(change.Key) is not { } path)
+        {
+            owed.Done(change);
+            return;
+        }
+        using (await locks.AcquireAsync(path, cancellationToken))
+        {
+            if (Directory.Exists(LocalPath(path)))
+            {
+                var metadata = new Dictionary<string, string>
+                {
+                    [ObjectLayout.SiteKey] = siteId(),
+                    [ObjectLayout.MtimeKey] = Directory.GetLastWriteTimeUtc(LocalPath(path)).ToString("O", System.Globalization.CultureInfo.InvariantCulture),
+                };
+                await store.PutAsync(change.Key, Stream.Null, 0, metadata, cancellationToken);
+            }
+            owed.Done(change);
+        }
+    }
+
     /// <summary>False when the delete is no longer owed (it is then done) or must wait (it stays owed, due at the next tick).</summary>
     private bool MayDeleteNow(BucketChange change)
     {
+        if (change.Key.EndsWith('/') && OwnPathOf(change.Key) is { } folder && Directory.Exists(LocalPath(folder)))
+        {
+            // A folder marker whose folder was made again: the folder lives, so does its marker.
+            owed.Done(change);
+            return false;
+        }
         if (OwnPathOf(change.Key) is { } path && index.Get(path) is not null)
         {
             if (beingDeleted.Contains(path))
