@@ -179,8 +179,10 @@ public sealed class CrashTests(S3ServerFixture s3) : IAsyncLifetime
                 return false; // the restarted service is still opening the drive
             }
         }
-        await DriveScenario.EventuallyAsync(() => Settled() && Keys(d, "done/").Count == files && Keys(d, "project/").Count == 0,
-            "every object copied to its new key and every old key gone", seconds: 300);
+        // The folder's marker moves with it: "done/" beside the files, nothing left under "project/".
+        await DriveScenario.EventuallyAsync(() => Settled() && Keys(d, "done/") is var done && done.Count == files + 1 && done.Contains("done/")
+            && Keys(d, "project/").Count == 0,
+            "every object copied to its new key, the folder's marker moved, and every old key gone", seconds: 300);
         for (var i = 0; i < files; i++)
         {
             Assert.Equal(contents[i], await d.ObjectBytesAsync($"done/f{i:0000}.bin"));

@@ -114,4 +114,29 @@ public sealed class DriveSyncTests(S3ServerFixture s3) : ServiceTests
         Assert.Equal(1, Value<int>(result, "Files"));
         Assert.Equal(files["a/top.txt"], await File.ReadAllBytesAsync(d.Cached("a/top.txt")));
     }
+
+    [Fact]
+    public async Task Empty_folders_made_through_the_mount_are_in_the_bucket_and_a_drive_rebuilt_over_it_has_them()
+    {
+        using var d = new DriveScenario(s3, DriveScenario.Policy());
+        Ps.Invoke(DriveScenario.NewDriveScript, d.Variables());
+        Assert.Empty(Ps.LastErrors);
+        Directory.CreateDirectory(d.Mounted("clients/acme/2026/inbox"));
+        Directory.CreateDirectory(d.Mounted("clients/old"));
+        Directory.Move(d.Mounted("clients/old"), d.Mounted("clients/archive"));
+        await DriveScenario.EventuallyAsync(() => d.Bucket_.HeadAsync("clients/acme/2026/inbox/").GetAwaiter().GetResult() is not null
+            && d.Bucket_.HeadAsync("clients/archive/").GetAwaiter().GetResult() is not null
+            && d.Bucket_.HeadAsync("clients/old/").GetAwaiter().GetResult() is null, "the folders' markers in the bucket", seconds: 30);
+
+        // Another drive over the same bucket, with a cache of its own: a new host.
+        using var rebuilt = new DriveScenario(s3, DriveScenario.Policy());
+        Ps.Invoke(DriveScenario.NewDriveScript, rebuilt.Variables(bucket: d.Bucket));
+        Assert.Empty(Ps.LastErrors);
+        Ps.Invoke("Sync-CloudDrive -Drive $name", rebuilt.Variables(bucket: d.Bucket));
+        Assert.Empty(Ps.LastErrors);
+
+        Assert.True(Directory.Exists(rebuilt.Mounted("clients/acme/2026/inbox")));
+        Assert.True(Directory.Exists(rebuilt.Mounted("clients/archive")));
+        Assert.False(Directory.Exists(rebuilt.Mounted("clients/old")));
+    }
 }

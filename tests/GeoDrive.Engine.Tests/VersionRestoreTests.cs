@@ -192,4 +192,44 @@ public sealed class VersionRestoreTests(CephS3Fixture ceph) : IClassFixture<Ceph
         Assert.Equal(mtime.UtcDateTime, File.GetLastWriteTimeUtc(rig.Local("shared/minutes.txt")));
         Assert.Equal("site B's first minutes"u8.ToArray(), await rig.ReadAsync("shared/minutes.txt"));
     }
+
+    /// <summary>Another site's write lands between the restore's listing and its copy (a hook on the store holds that moment).</summary>
+    private sealed class WriteBeforeRestoreStore(Core.Ports.IObjectStore inner, Func<Task> write) : ForwardingStore(inner)
+    {
+        public override async Task<ObjectInfo> RestoreVersionAsync(string key, string versionId, IReadOnlyDictionary<string, string> metadataChanges, CancellationToken cancellationToken = default)
+        {
+            await write();
+            return await base.RestoreVersionAsync(key, versionId, metadataChanges, cancellationToken);
+        }
+    }
+
+    [Fact]
+    public async Task A_version_another_site_writes_while_the_restore_runs_is_kept_and_named_in_an_event_hooked_store()
+    {
+        string? bucket = null;
+        string? written = null;
+        S3TestServer s3 = ceph;
+        var rig = new DriveRig(s3, SettleZero, storeInFront: inner => new WriteBeforeRestoreStore(inner, async () =>
+        {
+            var put = await s3.Client.PutObjectAsync(new PutObjectRequest { BucketName = bucket, Key = "report.docx", ContentBody = "the other site's edit" });
+            written = put.VersionId;
+        }));
+        await using var _ = rig;
+        bucket = rig.Bucket;
+        await s3.Client.PutBucketVersioningAsync(new PutBucketVersioningRequest
+        {
+            BucketName = rig.Bucket,
+            VersioningConfig = new S3BucketVersioningConfig { Status = VersionStatus.Enabled },
+        });
+        await WriteAndUploadAsync(rig, "report.docx", DriveRig.RandomBytes(2_000, 1));
+        await WriteAndUploadAsync(rig, "report.docx", DriveRig.RandomBytes(3_000, 2));
+        var oldest = (await rig.Engine.GetVersionsAsync("report.docx"))[^1].VersionId;
+
+        await rig.Engine.RestoreVersionAsync("report.docx", oldest, deleted: false);
+
+        Assert.NotNull(written);
+        var conflict = Assert.Single(rig.Engine.ReadEvents(kind: DriveEventKind.Conflict));
+        Assert.Contains(written, conflict.Message, StringComparison.Ordinal);
+        Assert.Equal("the other site's edit"u8.ToArray(), await VersionBytesAsync(rig, "report.docx", written));
+    }
 }

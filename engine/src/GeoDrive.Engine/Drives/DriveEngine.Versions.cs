@@ -45,7 +45,33 @@ public sealed partial class DriveEngine
             }
             Record(DriveEventKind.Restore, path,
                 $"Version '{target.VersionId}' of {target.LastModifiedUtc:u} ({ByteSize.Format(target.Size)}) restored by Restore-CloudFile: the bucket's current version again, as version '{restored.VersionId ?? "null"}'; the drive shows it as a stub.");
+            await SayWhatTheRestorePassedOverAsync(path, key, versions[0], restored, cancellationToken);
             return _index.Get(path) ?? throw NotFound(path);
+        }
+    }
+
+    /// <summary>
+    /// The copy cannot be made conditional on what the key holds (S3 and Ceph take no condition on a copy's destination):
+    /// another site may have written the file between the listing and the copy. Its version is not lost (the bucket keeps
+    /// versions), but it is no longer current: the drive says so, naming it, so it is never replaced silently.
+    /// </summary>
+    private async Task SayWhatTheRestorePassedOverAsync(string path, string key, StoredVersion currentBefore, ObjectInfo restored, CancellationToken cancellationToken)
+    {
+        if (restored.VersionId is not { } restoredId)
+        {
+            return;
+        }
+        var after = await _store.ListVersionsAsync(key, cancellationToken);
+        var at = after.ToList().FindIndex(v => v.VersionId == restoredId);
+        if (at < 0)
+        {
+            return;
+        }
+        var passedOver = after.Skip(at + 1).TakeWhile(v => v.VersionId != currentBefore.VersionId).Where(v => !v.IsDeleteMarker).ToList();
+        if (passedOver.Count > 0)
+        {
+            Record(DriveEventKind.Conflict, path,
+                $"Written in the bucket while the restore ran (by another site or tool), and no longer current: version(s) {string.Join(", ", passedOver.Select(v => $"'{v.VersionId}' of {v.LastModifiedUtc:u}"))}. They are kept; Restore-CloudFile -VersionId brings one back.");
         }
     }
 
