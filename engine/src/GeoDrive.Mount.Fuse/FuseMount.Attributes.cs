@@ -32,7 +32,7 @@ public sealed partial class FuseMount
 
     internal unsafe int GetXAttr(string fusePath, string name, byte* value, int size)
     {
-        var path = Relative(fusePath);
+        var path = Named(fusePath);
         if (_drive.IsInternalPath(path))
         {
             return -Errno.ENOENT;
@@ -58,7 +58,7 @@ public sealed partial class FuseMount
 
     internal unsafe int ListXAttr(string fusePath, byte* list, int size)
     {
-        var path = Relative(fusePath);
+        var path = Named(fusePath);
         if (_drive.IsInternalPath(path))
         {
             return -Errno.ENOENT;
@@ -121,7 +121,7 @@ public sealed partial class FuseMount
     /// <summary>A call on a drive path (0 or -errno), refused for the engine's internal folder.</summary>
     private int Guarded(string fusePath, Func<string, int> call)
     {
-        var path = Relative(fusePath);
+        var path = Named(fusePath);
         return _drive.IsInternalPath(path) ? -Errno.ENOENT : call(path);
     }
 

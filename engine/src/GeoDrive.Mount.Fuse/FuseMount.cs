@@ -38,6 +38,7 @@ public sealed partial class FuseMount : IDisposable
     private readonly OpenFiles _open = new();
     private readonly CacheSpace _space;
     private CacheFolder _cache = null!;
+    private CaseInsensitiveNames? _names;
     private readonly bool _runningAsRoot = LibC.GetEUid() == 0;
     private readonly ManualResetEventSlim _loopEnded = new(false);
     private GCHandle _self;
@@ -134,6 +135,7 @@ public sealed partial class FuseMount : IDisposable
             }
             _root = MountRoot.Open(MountPath, _drive.CachePath);
             _cache = CacheFolder.Open(_drive.CachePath);
+            _names = _drive.NamesIgnoreCase ? new CaseInsensitiveNames(_cache) : null;
             if (LibFuse.Mount(_fuse, MountPath) != 0)
             {
                 LibFuse.Destroy(_fuse);
@@ -294,6 +296,9 @@ public sealed partial class FuseMount : IDisposable
 
     /// <summary>The drive-relative path of a FUSE path ("/a/b" → "a/b", "/" → "").</summary>
     private static string Relative(string fusePath) => fusePath.Length <= 1 ? "" : fusePath[1..];
+
+    /// <summary>The drive-relative path the cache has for a FUSE path: on a case-insensitive drive, its names of any case (<see cref="CaseInsensitiveNames"/>).</summary>
+    private string Named(string fusePath) => _names is null ? Relative(fusePath) : _names.Resolve(Relative(fusePath));
 
     private string Local(string relative) => relative.Length == 0 ? _drive.CachePath : DrivePath.ToLocal(_drive.CachePath, relative);
 

@@ -237,6 +237,10 @@ internal sealed class OwedChangeSettler(
                         var mode = LocalFile.Read(LocalPath(path))?.Mode ?? UnixFileMode.UserRead | UnixFileMode.UserWrite;
                         metadata = ObjectLayout.MetadataFor(sha256, entry.Size, entry.ModifiedUtc, mode);
                         metadata[ObjectLayout.SiteKey] = siteId();
+                        if (options.CaseInsensitive)
+                        {
+                            ObjectLayout.AddName(metadata, path);
+                        }
                         ObjectLayout.AddTags(metadata, policy().TagsFor(path), path, entry.ModifiedUtc);
                         ObjectLayout.AddObjectTags(metadata, policy().ObjectTagsFor(path), path, entry.ModifiedUtc);
                     }
