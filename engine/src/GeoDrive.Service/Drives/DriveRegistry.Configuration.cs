@@ -24,7 +24,7 @@ public sealed partial class DriveRegistry
                 // Every key the drive wrote is in the case the setting chose: another setting would look for them elsewhere.
                 throw new GeoDriveException(ErrorIds.CaseSensitivityFixed, ErrorKind.InvalidArgument,
                     $"The cloud drive '{definition.Name}' compares names {(definition.CaseInsensitive ? "case-insensitively" : "case-sensitively")}; that is fixed when a drive is made, because its keys in the bucket are written by that rule.",
-                    $"Leave -CaseInsensitive out, or make a new drive with -CaseInsensitive:${(caseInsensitive ? "true" : "false")} on an empty cache folder (Remove-CloudDrive keeps this drive's cache and bucket).");
+                    $"Leave -CaseInsensitive out, or make a new drive on an empty cache folder with New-CloudDrive -CaseInsensitive:${(caseInsensitive ? "true" : "false")} (Remove-CloudDrive forgets this one and keeps its cache and bucket).");
             }
 
             var policyPaths = request.PolicyPaths?.Where(p => !string.IsNullOrWhiteSpace(p)).Select(DriveRequests.FullPolicyPath).ToArray();
