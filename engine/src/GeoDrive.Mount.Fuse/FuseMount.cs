@@ -68,6 +68,20 @@ public sealed partial class FuseMount : IDisposable
         }
     }
 
+    /// <summary>
+    /// Case-insensitive drive: a name removed or renamed away through another case of it (rm REPORT.TXT for Report.TXT) leaves the
+    /// kernel holding the cache's own name as it was, for the attribute timeout. Its attributes are dropped once this request has
+    /// returned (the kernel holds the folder's lock until then, and an invalidation inside the request would wait on it).
+    /// Other cases the kernel was asked for still age out within the attribute timeout.
+    /// </summary>
+    private void ForgetNameInCache(string fusePath, string named)
+    {
+        if (_names is not null && Relative(fusePath) != named)
+        {
+            ThreadPool.QueueUserWorkItem(_ => ForgetCached(named));
+        }
+    }
+
     public string MountPath { get; }
 
     /// <summary>Handles open through the mount right now.</summary>
