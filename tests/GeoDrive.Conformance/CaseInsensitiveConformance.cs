@@ -109,6 +109,20 @@ public abstract class CaseInsensitiveConformance : IAsyncLifetime
     }
 
     [ConformanceFact]
+    public async Task A_name_deleted_through_another_case_can_be_made_again_at_once_under_the_name_it_had()
+    {
+        await File.WriteAllTextAsync(Mounted("Report.TXT"), "first");
+        Assert.True(File.Exists(Mounted("Report.TXT")));
+
+        File.Delete(Mounted("REPORT.TXT"));
+        Assert.False(File.Exists(Mounted("Report.TXT")));
+        await File.WriteAllTextAsync(Mounted("Report.TXT"), "second");
+
+        Assert.Equal("second", await File.ReadAllTextAsync(Mounted("report.txt")));
+        Assert.Equal(["Report.TXT"], Ls());
+    }
+
+    [ConformanceFact]
     public async Task A_rename_that_changes_only_the_case_renames_and_a_rename_onto_another_case_of_a_file_replaces_it()
     {
         await File.WriteAllTextAsync(Mounted("draft.txt"), "draft");

@@ -105,7 +105,6 @@ public sealed partial class FuseMount
             return unlinked;
         }
         _drive.Deleted(path, CurrentCaller(), isDirectory: false);
-        ForgetNameInCache(fusePath, path);
         return 0;
     }
 
@@ -121,7 +120,6 @@ public sealed partial class FuseMount
             return removed;
         }
         _drive.Deleted(path, CurrentCaller(), isDirectory: true);
-        ForgetNameInCache(fusePath, path);
         return 0;
     }
 
@@ -154,7 +152,6 @@ public sealed partial class FuseMount
         }
         _open.Rename(from, to);
         _drive.Renamed(from, to, CurrentCaller(), isDirectory);
-        ForgetNameInCache(fromFusePath, from);
         return 0;
     }
 

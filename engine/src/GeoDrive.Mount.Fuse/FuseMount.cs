@@ -68,20 +68,6 @@ public sealed partial class FuseMount : IDisposable
         }
     }
 
-    /// <summary>
-    /// Case-insensitive drive: a name removed or renamed away through another case of it (rm REPORT.TXT for Report.TXT) leaves the
-    /// kernel holding the cache's own name as it was, for the attribute timeout. Its attributes are dropped once this request has
-    /// returned (the kernel holds the folder's lock until then, and an invalidation inside the request would wait on it).
-    /// Other cases the kernel was asked for still age out within the attribute timeout.
-    /// </summary>
-    private void ForgetNameInCache(string fusePath, string named)
-    {
-        if (_names is not null && Relative(fusePath) != named)
-        {
-            ThreadPool.QueueUserWorkItem(_ => ForgetCached(named));
-        }
-    }
-
     public string MountPath { get; }
 
     /// <summary>Handles open through the mount right now.</summary>
@@ -122,9 +108,13 @@ public sealed partial class FuseMount : IDisposable
     {
         _self = GCHandle.Alloc(this);
         var timeout = _options.AttributeTimeout.TotalSeconds.ToString("0.###", System.Globalization.CultureInfo.InvariantCulture);
+        // A case-insensitive drive's file has a name for every case the kernel was asked for, and a delete or rename
+        // through one leaves the others: the kernel asks again at every lookup, or `rm REPORT.TXT; echo > Report.TXT`
+        // would open a name the kernel still held as the deleted file (ENOENT) instead of creating it.
+        var entryTimeout = _drive.NamesIgnoreCase ? "0" : timeout;
         // default_permissions: the kernel checks modes and owners against what getattr returns.
         var mountOptions = $"fsname=geodrive:{_options.DriveName},subtype=geodrive,default_permissions," +
-                           $"attr_timeout={timeout},entry_timeout={timeout},negative_timeout=0" +
+                           $"attr_timeout={timeout},entry_timeout={entryTimeout},negative_timeout=0" +
                            (_runningAsRoot ? ",allow_other" : "");
         string[] arguments = ["geodrive", "-o", mountOptions];
         var argv = arguments.Select(Marshal.StringToCoTaskMemUTF8).ToArray();
