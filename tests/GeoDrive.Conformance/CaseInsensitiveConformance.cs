@@ -109,6 +109,16 @@ public abstract class CaseInsensitiveConformance : IAsyncLifetime
     }
 
     [ConformanceFact]
+    public void The_engines_own_folder_is_hidden_and_refused_in_every_case()
+    {
+        Assert.False(Directory.Exists(Mounted(".GeoDrive")));
+        Assert.False(File.Exists(Mounted(".GEODRIVE/index.db")));
+        Assert.DoesNotContain(Ls(), n => n.Equals(".geodrive", StringComparison.OrdinalIgnoreCase));
+        Assert.ThrowsAny<IOException>(() => File.WriteAllText(Mounted(".GEODRIVE/planted.txt"), "x"));
+        Assert.ThrowsAny<Exception>(() => Directory.CreateDirectory(Mounted(".GeoDrive")));
+    }
+
+    [ConformanceFact]
     public async Task A_name_deleted_through_another_case_can_be_made_again_at_once_under_the_name_it_had()
     {
         await File.WriteAllTextAsync(Mounted("Report.TXT"), "first");
