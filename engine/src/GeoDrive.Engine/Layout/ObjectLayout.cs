@@ -78,7 +78,9 @@ public static class ObjectLayout
         {
             return null;
         }
-        return name.Length > 0 && !name.Contains('/', StringComparison.Ordinal) && !name.Any(char.IsControl)
+        // Never a name the key's own could not be: the key's name passed DrivePath's checks, this one must too.
+        return name.Length > 0 && name is not ("." or "..") && !name.Contains('/', StringComparison.Ordinal) && !name.Contains('\\', StringComparison.Ordinal)
+               && !name.Any(char.IsControl)
                && Core.Paths.DrivePath.SameFolded(name, keyName)
             ? name
             : null;
