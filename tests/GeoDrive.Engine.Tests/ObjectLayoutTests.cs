@@ -25,6 +25,35 @@ public sealed class ObjectLayoutTests
         Assert.Null(ObjectLayout.RecordedChecksum(Head()));
     }
 
+    [Theory]
+    [InlineData("Report.TXT", "report.txt", "Report.TXT")]
+    [InlineData("R%C3%A9sum%C3%A9.TXT", "résumé.txt", "Résumé.TXT")]
+    [InlineData("100%25 Done.md", "100% done.md", "100% Done.md")]
+    [InlineData("other.txt", "report.txt", null)] // more than the case differs: the key's own name
+    [InlineData("..", "..", null)]
+    [InlineData("a%2Fb", "a/b", null)]
+    [InlineData("bad%ZZ", "bad%zz", "bad%ZZ")] // not an escape: kept as written
+    [InlineData("tab%09.txt", "tab\t.txt", null)]
+    public void The_recorded_name_is_taken_only_when_it_differs_from_the_keys_name_in_case_alone(string recorded, string keyName, string? shown)
+    {
+        keyName = keyName.Replace("\\t", "\t", StringComparison.Ordinal);
+        Assert.Equal(shown, ObjectLayout.RecordedName(Head(metadata: (ObjectLayout.NameKey, recorded)), keyName));
+    }
+
+    [Theory]
+    [InlineData("Report.TXT", "Report.TXT")]
+    [InlineData("Résumé Q3.TXT", "R%C3%A9sum%C3%A9 Q3.TXT")]
+    [InlineData("100% Done.md", "100%25 Done.md")]
+    [InlineData("日本.txt", "%E6%97%A5%E6%9C%AC.txt")]
+    public void A_name_is_written_to_metadata_percent_encoded_outside_printable_ascii_and_read_back_as_written(string name, string written)
+    {
+        var metadata = new Dictionary<string, string>();
+        ObjectLayout.AddName(metadata, "folder/" + name);
+
+        Assert.Equal(written, metadata[ObjectLayout.NameKey]);
+        Assert.Equal(name, ObjectLayout.RecordedName(Head(metadata: (ObjectLayout.NameKey, written)), name.ToLowerInvariant()));
+    }
+
     [Fact]
     public void The_recorded_time_keeps_its_ticks_and_an_object_without_one_has_its_upload_time()
     {

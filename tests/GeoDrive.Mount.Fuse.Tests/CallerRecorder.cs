@@ -58,4 +58,6 @@ public sealed class CallerRecorder(IDriveFileSystem engine) : IDriveFileSystem
     public string? GetStateAttribute(string path) => engine.GetStateAttribute(path);
 
     public bool IsInternalPath(string path) => engine.IsInternalPath(path);
+
+    public bool NamesIgnoreCase => engine.NamesIgnoreCase;
 }

@@ -44,6 +44,25 @@ public sealed class DriveRequestsTests
     }
 
     [Theory]
+    [InlineData(null, false)]
+    [InlineData(true, true)]
+    [InlineData(false, false)]
+    public void Case_insensitivity_is_the_platforms_own_rule_unless_the_request_says(bool? asked, bool onLinux)
+    {
+        var request = Request();
+        request = new NewDriveRequest
+        {
+            Name = request.Name, CachePath = request.CachePath, MountPath = request.MountPath, Endpoint = request.Endpoint, Bucket = request.Bucket,
+            AccessKey = request.AccessKey, SecretKey = request.SecretKey, CaseInsensitive = asked,
+        };
+
+        var definition = DriveRequests.NewDefinition(request, [Existing], inPlace: false);
+
+        // Windows drives (NTFS) compare names case-insensitively unless told otherwise; Linux drives only when told.
+        Assert.Equal(asked ?? (OperatingSystem.IsWindows() || onLinux), definition.CaseInsensitive);
+    }
+
+    [Theory]
     [InlineData("", ErrorIds.InvalidRequest, "not a valid drive name")]
     [InlineData("-finance", ErrorIds.InvalidRequest, "not a valid drive name")]
     [InlineData("SCANS", ErrorIds.DriveExists, "already exists")]

@@ -45,12 +45,14 @@ public sealed class DriveRig : IAsyncDisposable
     /// <param name="stateOutsideCache">Keep the engine's state (index) in a folder beside the cache, as the Windows service does; in "&lt;cache&gt;/.geodrive" by default.</param>
     /// <param name="uploadThreads">Upload workers (transfer.uploadThreads).</param>
     /// <param name="hookedIndex">The engine's index is <see cref="Hooks"/> over the real one (see <see cref="HookedIndex"/>).</param>
-    /// <param name="bucket">Another rig's bucket (a second host or site on it); a new bucket by default.</param>
     /// <param name="storeInFront">Wraps the real store for fault injection (e.g. holding PUTs); the engine talks to what it returns.</param>
+    /// <param name="caseInsensitive">A case-insensitive drive (DriveEngineOptions.CaseInsensitive).</param>
+    /// <param name="bucket">An existing bucket (a second drive on another drive's bucket); a new one by default.</param>
     public DriveRig(S3TestServer s3, string? policyYaml = null, string? cachePath = null, long multipartThreshold = 64L << 20, string? endpoint = null, bool stateOutsideCache = false,
         int uploadThreads = 4, Func<GeoDrive.Core.Ports.IObjectStore, GeoDrive.Core.Ports.IObjectStore>? storeInFront = null, bool hookedIndex = false,
-        string? bucket = null)
+        bool caseInsensitive = false, string? bucket = null)
     {
+        _caseInsensitive = caseInsensitive;
         _uploadThreads = uploadThreads;
         _storeInFront = storeInFront;
         _hookedIndex = hookedIndex;
@@ -173,6 +175,7 @@ public sealed class DriveRig : IAsyncDisposable
     private LiteDbFileIndex OpenIndex() => LiteDbFileIndex.Open(IndexPath);
 
     private readonly int _uploadThreads;
+    private readonly bool _caseInsensitive;
     private readonly Func<GeoDrive.Core.Ports.IObjectStore, GeoDrive.Core.Ports.IObjectStore>? _storeInFront;
     private readonly bool _hookedIndex;
 
@@ -180,7 +183,7 @@ public sealed class DriveRig : IAsyncDisposable
     public HookedIndex? Hooks { get; private set; }
 
     private DriveEngine NewEngine() =>
-        new(new DriveEngineOptions { Name = "test", CachePath = CachePath, InternalPath = StatePath, TimeZone = TimeZone, UploadConcurrency = _uploadThreads },
+        new(new DriveEngineOptions { Name = "test", CachePath = CachePath, InternalPath = StatePath, TimeZone = TimeZone, UploadConcurrency = _uploadThreads, CaseInsensitive = _caseInsensitive },
             _storeInFront?.Invoke(Store) ?? Store, _hookedIndex ? Hooks = new HookedIndex(_index) : _index, Policy, Clock);
 
     public async ValueTask DisposeAsync()

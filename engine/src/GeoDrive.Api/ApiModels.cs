@@ -12,6 +12,8 @@ public sealed class DriveInfo
     public required string Bucket { get; init; }
     public string Prefix { get; init; } = "";
     public string[] PolicyPaths { get; init; } = [];
+    /// <summary>Names compare case-insensitively (keys in lower case, the name as written in metadata); fixed when the drive is made.</summary>
+    public bool CaseInsensitive { get; init; }
     public bool Mounted { get; init; }
     /// <summary>Uploads paused (Suspend-CloudDrive).</summary>
     public bool Suspended { get; init; }
@@ -58,6 +60,8 @@ public sealed class NewDriveRequest
     /// FilesNotToBackup registry value (the bucket is the copy). Ignored on Linux.
     /// </summary>
     public bool IncludeCacheInBackup { get; init; }
+    /// <summary>-CaseInsensitive: names compare case-insensitively. Null: the platform's default (on for Windows drives, off on Linux).</summary>
+    public bool? CaseInsensitive { get; init; }
 }
 
 /// <summary>One file of a drive as Get-CloudFile shows it.</summary>

@@ -17,6 +17,9 @@ public sealed class SetDriveRequest
 
     public string? SecretKey { get; init; }
 
+    /// <summary>Fixed when the drive is made: the same value changes nothing, another is refused (CaseSensitivityFixed).</summary>
+    public bool? CaseInsensitive { get; init; }
+
     // Never let a secret reach a log through ToString.
     public override string ToString() =>
         $"PolicyPaths={(PolicyPaths is null ? "(unchanged)" : string.Join(", ", PolicyPaths))} Endpoints={(Endpoints is null ? "(unchanged)" : string.Join(", ", Endpoints))} AccessKey={(AccessKey is null ? "(unchanged)" : Core.Model.AccessKeys.Mask(AccessKey))}";

@@ -26,10 +26,15 @@ public sealed partial class FuseMount
     /// <summary>A call that changes a file's properties: done in the cache, then told to the engine when it succeeded.</summary>
     private int PropertyCall(string fusePath, Func<string, int> call)
     {
-        var result = Guarded(fusePath, call);
+        var path = Named(fusePath);
+        if (_drive.IsInternalPath(path))
+        {
+            return -Errno.ENOENT;
+        }
+        var result = call(path);
         if (result == 0)
         {
-            _drive.PropertiesChanged(Relative(fusePath), CurrentCaller());
+            _drive.PropertiesChanged(path, CurrentCaller());
         }
         return result;
     }
@@ -44,7 +49,7 @@ public sealed partial class FuseMount
 
     internal unsafe int GetXAttr(string fusePath, string name, byte* value, int size)
     {
-        var path = Relative(fusePath);
+        var path = Named(fusePath);
         if (_drive.IsInternalPath(path))
         {
             return -Errno.ENOENT;
@@ -70,7 +75,7 @@ public sealed partial class FuseMount
 
     internal unsafe int ListXAttr(string fusePath, byte* list, int size)
     {
-        var path = Relative(fusePath);
+        var path = Named(fusePath);
         if (_drive.IsInternalPath(path))
         {
             return -Errno.ENOENT;
@@ -133,7 +138,7 @@ public sealed partial class FuseMount
     /// <summary>A call on a drive path (0 or -errno), refused for the engine's internal folder.</summary>
     private int Guarded(string fusePath, Func<string, int> call)
     {
-        var path = Relative(fusePath);
+        var path = Named(fusePath);
         return _drive.IsInternalPath(path) ? -Errno.ENOENT : call(path);
     }
 

@@ -11,10 +11,11 @@ namespace GeoDrive.Mount.Fuse;
 /// <summary>File data: open, create, read, write, truncate, flush to disk, close.</summary>
 public sealed partial class FuseMount
 {
-    internal int Open(string fusePath, int flags, out ulong handle)
+    internal int Open(string fusePath, int flags, out ulong handle) => OpenNamed(Named(fusePath), flags, out handle);
+
+    private int OpenNamed(string path, int flags, out ulong handle)
     {
         handle = 0;
-        var path = Relative(fusePath);
         if (_drive.IsInternalPath(path))
         {
             return -Errno.ENOENT;
@@ -74,10 +75,15 @@ public sealed partial class FuseMount
     internal int Create(string fusePath, uint mode, int flags, out ulong handle)
     {
         handle = 0;
-        var path = Relative(fusePath);
+        var path = Named(fusePath);
         if (_drive.IsInternalPath(path))
         {
             return -Errno.EACCES;
+        }
+        if (_names is not null && path != Relative(fusePath) && _names.Exists(path))
+        {
+            // The name exists in another case (the kernel still held this one as missing): the existing file is opened, as NTFS does.
+            return (flags & LibC.OExcl) != 0 ? -Errno.EEXIST : OpenNamed(path, flags, out handle);
         }
         if (RefusedAsTooLong(path))
         {
@@ -215,7 +221,7 @@ public sealed partial class FuseMount
             return -Errno.EBADF;
         }
         // truncate(2) on a path: an open of its own, so a stub is recalled first unless it is cut to 0.
-        var path = Relative(fusePath);
+        var path = Named(fusePath);
         if (_drive.IsInternalPath(path))
         {
             return -Errno.ENOENT;

@@ -25,16 +25,27 @@ public sealed partial class FuseMount
             return -Errno.ENOENT;
         }
         var errno = _cache.Stat(path, stat);
+        if (errno == -Errno.ENOENT && _names is not null && _names.Resolve(path) is var named && named != path)
+        {
+            // Case-insensitive drive: the name in another case; its folder is read only now that the exact name is missing.
+            path = named;
+            if (_drive.IsInternalPath(path))
+            {
+                return -Errno.ENOENT;
+            }
+            errno = _cache.Stat(path, stat);
+        }
         if (errno == -Errno.ENOENT && path.Length > 0 && Wait(_drive.LookupMissingAsync(path, CurrentCaller())))
         {
-            return _cache.Stat(path, stat);
+            // From the bucket: made under the name its object recorded, which may differ in case from the one asked.
+            return _cache.Stat(_names is null ? path : _names.Resolve(path), stat);
         }
         return errno;
     }
 
     internal int ReadDir(string fusePath, Func<string, bool> add)
     {
-        var path = Relative(fusePath);
+        var path = Named(fusePath);
         if (_drive.IsInternalPath(path))
         {
             return -Errno.ENOENT;
@@ -48,7 +59,7 @@ public sealed partial class FuseMount
         {
             return 0;
         }
-        foreach (var name in names)
+        foreach (var name in _names is null ? names : CaseInsensitiveNames.Once(names))
         {
             if (path.Length == 0 && _drive.IsInternalPath(name))
             {
@@ -64,7 +75,7 @@ public sealed partial class FuseMount
 
     internal int MkDir(string fusePath, uint mode)
     {
-        var path = Relative(fusePath);
+        var path = Named(fusePath);
         if (_drive.IsInternalPath(path))
         {
             return -Errno.EACCES;
@@ -84,7 +95,7 @@ public sealed partial class FuseMount
 
     internal int Unlink(string fusePath)
     {
-        var path = Relative(fusePath);
+        var path = Named(fusePath);
         if (_drive.IsInternalPath(path))
         {
             return -Errno.ENOENT;
@@ -99,7 +110,7 @@ public sealed partial class FuseMount
 
     internal int RmDir(string fusePath)
     {
-        var path = Relative(fusePath);
+        var path = Named(fusePath);
         if (_drive.IsInternalPath(path))
         {
             return -Errno.ENOENT;
@@ -114,8 +125,13 @@ public sealed partial class FuseMount
 
     internal int Rename(string fromFusePath, string toFusePath, uint flags)
     {
-        var from = Relative(fromFusePath);
-        var to = Relative(toFusePath);
+        var from = Named(fromFusePath);
+        var to = Named(toFusePath);
+        if (_names is not null && to == from && Relative(toFusePath) != from)
+        {
+            // A rename that changes only the name's case: the entry takes the name as written.
+            to = DrivePath.Combine(DrivePath.Parent(to), DrivePath.Name(Relative(toFusePath)));
+        }
         if (_drive.IsInternalPath(from) || _drive.IsInternalPath(to))
         {
             return -Errno.EACCES;

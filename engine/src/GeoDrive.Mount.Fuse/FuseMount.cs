@@ -38,6 +38,7 @@ public sealed partial class FuseMount : IDisposable
     private readonly OpenFiles _open = new();
     private readonly CacheSpace _space;
     private CacheFolder _cache = null!;
+    private CaseInsensitiveNames? _names;
     private readonly bool _runningAsRoot = LibC.GetEUid() == 0;
     private readonly ManualResetEventSlim _loopEnded = new(false);
     private GCHandle _self;
@@ -107,9 +108,13 @@ public sealed partial class FuseMount : IDisposable
     {
         _self = GCHandle.Alloc(this);
         var timeout = _options.AttributeTimeout.TotalSeconds.ToString("0.###", System.Globalization.CultureInfo.InvariantCulture);
+        // A case-insensitive drive's file has a name for every case the kernel was asked for, and a delete or rename
+        // through one leaves the others: the kernel asks again at every lookup, or `rm REPORT.TXT; echo > Report.TXT`
+        // would open a name the kernel still held as the deleted file (ENOENT) instead of creating it.
+        var entryTimeout = _drive.NamesIgnoreCase ? "0" : timeout;
         // default_permissions: the kernel checks modes and owners against what getattr returns.
         var mountOptions = $"fsname=geodrive:{_options.DriveName},subtype=geodrive,default_permissions," +
-                           $"attr_timeout={timeout},entry_timeout={timeout},negative_timeout=0" +
+                           $"attr_timeout={timeout},entry_timeout={entryTimeout},negative_timeout=0" +
                            (_runningAsRoot ? ",allow_other" : "");
         string[] arguments = ["geodrive", "-o", mountOptions];
         var argv = arguments.Select(Marshal.StringToCoTaskMemUTF8).ToArray();
@@ -134,6 +139,7 @@ public sealed partial class FuseMount : IDisposable
             }
             _root = MountRoot.Open(MountPath, _drive.CachePath);
             _cache = CacheFolder.Open(_drive.CachePath);
+            _names = _drive.NamesIgnoreCase ? new CaseInsensitiveNames(_cache) : null;
             if (LibFuse.Mount(_fuse, MountPath) != 0)
             {
                 LibFuse.Destroy(_fuse);
@@ -294,6 +300,9 @@ public sealed partial class FuseMount : IDisposable
 
     /// <summary>The drive-relative path of a FUSE path ("/a/b" → "a/b", "/" → "").</summary>
     private static string Relative(string fusePath) => fusePath.Length <= 1 ? "" : fusePath[1..];
+
+    /// <summary>The drive-relative path the cache has for a FUSE path: on a case-insensitive drive, its names of any case (<see cref="CaseInsensitiveNames"/>).</summary>
+    private string Named(string fusePath) => _names is null ? Relative(fusePath) : _names.Resolve(Relative(fusePath));
 
     private string Local(string relative) => relative.Length == 0 ? _drive.CachePath : DrivePath.ToLocal(_drive.CachePath, relative);
 

@@ -13,7 +13,7 @@ public sealed class SetCloudDriveTests(ModuleSession session) : CmdletTests(sess
     public void Its_parameter_contract_is_as_documented()
     {
         var cmdlet = Session.Command("Set-CloudDrive");
-        Contract.Parameters(cmdlet, "Name", "PolicyPath", "Endpoint", "Credential", "PassThru");
+        Contract.Parameters(cmdlet, "Name", "PolicyPath", "Endpoint", "Credential", "CaseInsensitive", "PassThru");
         Contract.Mandatory(cmdlet, "Name", true);
         Contract.ByPropertyName(cmdlet, "Name");
         Contract.Wildcards(cmdlet, "Name");
@@ -23,6 +23,7 @@ public sealed class SetCloudDriveTests(ModuleSession session) : CmdletTests(sess
         Contract.Type(cmdlet, "Endpoint", typeof(string[]));
         Contract.Type(cmdlet, "Credential", typeof(PSCredential));
         Contract.Type(cmdlet, "PassThru", typeof(SwitchParameter));
+        Contract.Type(cmdlet, "CaseInsensitive", typeof(SwitchParameter));
         Contract.Mandatory(cmdlet, "PolicyPath", false);
         Contract.ShouldProcess(cmdlet, ConfirmImpact.Medium);
         Contract.Outputs(cmdlet, "GeoDrive.Api.DriveInfo");

@@ -70,4 +70,7 @@ public static class ErrorIds
     public const string FilePinned = "FilePinned";
     public const string CredentialProfileNotFound = "CredentialProfileNotFound";
     public const string CredentialMissing = "CredentialMissing";
+
+    // Issue 14: case-insensitive drives
+    public const string CaseSensitivityFixed = "CaseSensitivityFixed";
 }

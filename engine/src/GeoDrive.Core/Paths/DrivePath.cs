@@ -102,6 +102,15 @@ public static class DrivePath
 
     public static string Combine(string folder, string name) => folder.Length == 0 ? name : folder + "/" + name;
 
+    /// <summary>
+    /// A name or path in the one case a case-insensitive drive writes its keys in: lower case by the invariant
+    /// culture's simple mapping, which keeps the length and the '/' (docs/decisions/0019-case-insensitive-drives.md).
+    /// </summary>
+    public static string FoldCase(string name) => name.ToLowerInvariant();
+
+    /// <summary>Whether two names are one name on a case-insensitive drive.</summary>
+    public static bool SameFolded(string a, string b) => a.Length == b.Length && string.Equals(FoldCase(a), FoldCase(b), StringComparison.Ordinal);
+
     private static string Printable(string s) => new(s.Select(c => char.IsControl(c) ? '?' : c).ToArray());
 
     private static GeoDriveException Hostile(string key, string why) => new(

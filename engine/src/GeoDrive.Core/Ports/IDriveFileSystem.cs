@@ -77,6 +77,12 @@ public interface IDriveFileSystem
     /// <summary>The value of the state attribute (xattr user.geodrive.state): "Dirty", "Cached", "Stubbed", … or null when the engine has no entry.</summary>
     string? GetStateAttribute(string path);
 
+    /// <summary>
+    /// True on a case-insensitive drive: a name that differs only in case from an entry of its folder is that entry
+    /// (the front end resolves it before it calls the engine), and a folder shows each name once.
+    /// </summary>
+    bool NamesIgnoreCase { get; }
+
     /// <summary>True for paths the front end must hide and refuse (the engine's own folder inside the cache).</summary>
     bool IsInternalPath(string path);
 

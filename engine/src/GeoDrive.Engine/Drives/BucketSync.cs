@@ -136,7 +136,7 @@ internal sealed class BucketSync(
             await BeforeEnumerateAsync(parent, cancellationToken);
             if (_foldersListed.IsFresh(parent, clock.UtcNow, updateWait))
             {
-                return Path.Exists(LocalPath(path));
+                return ExistsLocally(path);
             }
             // Not synced (the bucket did not answer in time, or the folder is kept local): the name is asked alone.
         }
@@ -144,7 +144,7 @@ internal sealed class BucketSync(
         using (await locks.AcquireAsync(path, cancellationToken))
         {
             var local = LocalPath(path);
-            if (Path.Exists(local))
+            if (ExistsLocally(path))
             {
                 // Another lookup of the same name made it meanwhile.
                 return true;
@@ -163,7 +163,7 @@ internal sealed class BucketSync(
             {
                 var (answered, found) = await BucketChecks.TryAsync(path, async t =>
                     await store.HeadAsync(key, t) is { } head
-                        ? CreateStubLocked(path, head)
+                        ? CreateStubLocked(NamedAsRecorded(path, head), head)
                         : await CreateFolderIfInBucketAsync(path, key + "/", t), cancellationToken);
                 if (!answered)
                 {
@@ -194,7 +194,7 @@ internal sealed class BucketSync(
         {
             return entry;
         }
-        if (entry.ObjectKey is { } recorded && recorded != KeyFor(path))
+        if (entry.ObjectKey is { } recorded && !IsOwnKey(recorded, path))
         {
             // Renamed, its copy still owed: the object under its old key is no version of it (the old name's new file,
             // or another site's write there). Its copy, pinned to the version it records, settles it (soak seed
@@ -322,7 +322,7 @@ internal sealed class BucketSync(
     /// </summary>
     private bool FollowsRemoteDelete(FileEntry entry, bool openElsewhere) =>
         entry.State is FileState.Cached or FileState.Stubbed
-        && entry.ObjectKey == KeyFor(entry.Path)
+        && entry.ObjectKey is { } own && IsOwnKey(own, entry.Path)
         && !openElsewhere
         && !owed.IsDeleteOwed(entry.ObjectKey)
         && !owed.IsCopySource(entry.ObjectKey)
@@ -360,7 +360,7 @@ internal sealed class BucketSync(
         var missing = index.Under(folder)
             .Where(e => e.Path.Length > prefix.Length && !e.Path.AsSpan(prefix.Length).Contains('/')
                         && e.State is FileState.Cached or FileState.Stubbed
-                        && e.ObjectKey == KeyFor(e.Path) && !listedKeys.Contains(e.ObjectKey)
+                        && e.ObjectKey is { } own && IsOwnKey(own, e.Path) && !listedKeys.Contains(own)
                         && !_pathsChecked.IsFresh(e.Path, now, policy().UpdateWait))
             .Select(e => e.Path)
             .ToList();
@@ -465,6 +465,10 @@ internal sealed class BucketSync(
         var folders = 0;
         var stubs = 0;
         var listedKeys = new HashSet<string>(StringComparer.Ordinal);
+        // A case-insensitive drive places each key under the local name of any case it has, and shows keys of one
+        // name in two cases once: they are gathered first, so the choice does not depend on the listing's order.
+        var localNames = options.CaseInsensitive ? LocalNamesByFold(localFolder) : null;
+        var keysByName = options.CaseInsensitive ? new Dictionary<string, List<string>>(StringComparer.Ordinal) : null;
         await foreach (var listed in store.ListAsync(listPrefix, recursive: false, cancellationToken))
         {
             answered?.Invoke();
@@ -476,12 +480,34 @@ internal sealed class BucketSync(
             }
             if (listed.Key.EndsWith('/'))
             {
-                folders += CreateFolderForPrefix(listed.Key) ? 1 : 0;
+                folders += CreateFolderForPrefix(listed.Key, folder, localNames) ? 1 : 0;
+                continue;
+            }
+            if (keysByName is not null)
+            {
+                var name = DrivePath.FoldCase(listed.Key[listPrefix.Length..]);
+                if (!keysByName.TryGetValue(name, out var keys))
+                {
+                    keysByName[name] = keys = new List<string>(1);
+                }
+                keys.Add(listed.Key);
                 continue;
             }
             if (NewFileFor(listed.Key) is { } path)
             {
                 batch.Add((path, listed.Key));
+            }
+            if (batch.Count >= SyncBatchSize)
+            {
+                stubs += await CreateStubsAsync(batch, cancellationToken);
+                batch.Clear();
+            }
+        }
+        foreach (var key in keysByName is null ? [] : ShownOnce(folder, keysByName, localNames!))
+        {
+            if (NewFileFor(key, folder, localNames) is { } path)
+            {
+                batch.Add((path, key));
             }
             if (batch.Count >= SyncBatchSize)
             {
@@ -498,13 +524,86 @@ internal sealed class BucketSync(
         return new SyncCounts(stubs, folders);
     }
 
-    /// <summary>The drive path for a listed key when it is a file the cache does not have yet; null otherwise.</summary>
-    private string? NewFileFor(string key)
+    /// <summary>
+    /// Case-insensitive drive: of the keys of one name (a list per folded name), the one shown: the key the drive's file of that
+    /// name already stands for, else the key in the drive's case, else the ordinal-first. Each other key is named in an
+    /// event, once per run.
+    /// </summary>
+    private IEnumerable<string> ShownOnce(string folder, Dictionary<string, List<string>> keysByName, Dictionary<string, string> localNames)
     {
-        if (DrivePathOf(key) is not { } path || policy().IsExcluded(path, isDirectory: false) || IsTombstoned(key) || renamed.IsHeld(key))
+        foreach (var keys in keysByName.Values)
+        {
+            if (keys.Count == 1)
+            {
+                yield return keys[0];
+                continue;
+            }
+            keys.Sort(StringComparer.Ordinal);
+            var known = localNames.TryGetValue(DrivePath.FoldCase(DrivePath.Name(keys[0])), out var localName)
+                ? index.Get(DrivePath.Combine(folder, localName))?.ObjectKey
+                : null;
+            var shown = keys.FirstOrDefault(k => k == known) ?? keys.FirstOrDefault(k => ObjectLayout.IsFolded(options.Prefix, k)) ?? keys[0];
+            foreach (var hidden in keys.Where(k => k != shown))
+            {
+                ReportKeyOnce(hidden, ErrorIds.ObjectNameTaken,
+                    $"The object '{hidden}' is not shown: the drive compares names case-insensitively, and the object '{shown}' is shown under that name. Rename or remove one of them in the bucket, or use a case-sensitive drive for this bucket.");
+            }
+            yield return shown;
+        }
+    }
+
+    /// <summary>The names in a cache folder by their folded form (the first of each, in ordinal order, when the folder holds one name in two cases).</summary>
+    private static Dictionary<string, string> LocalNamesByFold(string localFolder)
+    {
+        var names = new Dictionary<string, string>(StringComparer.Ordinal);
+        foreach (var name in Directory.EnumerateFileSystemEntries(localFolder).Select(Path.GetFileName).Order(StringComparer.Ordinal))
+        {
+            names.TryAdd(DrivePath.FoldCase(name!), name!);
+        }
+        return names;
+    }
+
+    /// <summary>
+    /// On a case-insensitive drive, a key's path under the cache folder's name of any case (the folder of
+    /// <paramref name="folder"/> as the cache has it, the name as the cache has it if it has one); else the key's own path.
+    /// </summary>
+    private static string Placed(string path, string folder, Dictionary<string, string>? localNames)
+    {
+        if (localNames is null)
+        {
+            return path;
+        }
+        var name = DrivePath.Name(path);
+        return DrivePath.Combine(folder, localNames.TryGetValue(DrivePath.FoldCase(name), out var local) ? local : name);
+    }
+
+    /// <summary>A new stub's path with its name as the object's metadata recorded it (geodrive-name), on a case-insensitive drive.</summary>
+    private string NamedAsRecorded(string path, ObjectInfo head) =>
+        options.CaseInsensitive && ObjectLayout.RecordedName(head, DrivePath.Name(path)) is { } name
+            ? DrivePath.Combine(DrivePath.Parent(path), name)
+            : path;
+
+    /// <summary>Whether the cache has the path; on a case-insensitive drive, under a name of any case.</summary>
+    private bool ExistsLocally(string path)
+    {
+        var local = LocalPath(path);
+        if (Path.Exists(local) || !options.CaseInsensitive)
+        {
+            return Path.Exists(local);
+        }
+        var folder = Path.GetDirectoryName(local)!;
+        var name = DrivePath.Name(path);
+        return Directory.Exists(folder) && Directory.EnumerateFileSystemEntries(folder).Any(e => DrivePath.SameFolded(Path.GetFileName(e), name));
+    }
+
+    /// <summary>The drive path for a listed key when it is a file the cache does not have yet; null otherwise.</summary>
+    private string? NewFileFor(string key, string folder = "", Dictionary<string, string>? localNames = null)
+    {
+        if (DrivePathOf(key) is not { } keyPath || policy().IsExcluded(keyPath, isDirectory: false) || IsTombstoned(key) || renamed.IsHeld(key))
         {
             return null;
         }
+        var path = Placed(keyPath, folder, localNames);
         var local = LocalPath(path);
         if (Directory.Exists(local))
         {
@@ -529,9 +628,10 @@ internal sealed class BucketSync(
             {
                 return;
             }
-            using (await locks.AcquireAsync(item.Path, ct))
+            var path = NamedAsRecorded(item.Path, head);
+            using (await locks.AcquireAsync(path, ct))
             {
-                if (CreateStubLocked(item.Path, head))
+                if (CreateStubLocked(path, head))
                 {
                     Interlocked.Increment(ref created);
                 }
@@ -586,12 +686,20 @@ internal sealed class BucketSync(
         return true;
     }
 
-    private bool CreateFolderForPrefix(string prefixKey)
+    private bool CreateFolderForPrefix(string prefixKey, string folder, Dictionary<string, string>? localNames)
     {
-        if (DrivePathOf(prefixKey) is not { } path || policy().IsExcluded(path, isDirectory: true) || HasTombstoneUnder(prefixKey))
+        if (DrivePathOf(prefixKey) is not { } keyPath || policy().IsExcluded(keyPath, isDirectory: true) || HasTombstoneUnder(prefixKey))
         {
             return false;
         }
+        if (options.CaseInsensitive && !ObjectLayout.IsFolded(options.Prefix, prefixKey))
+        {
+            // Its folder is listed under its lower-case key: what is under this one would never be shown in it.
+            ReportKeyOnce(prefixKey, ErrorIds.ObjectNameTaken,
+                $"The bucket's folder '{prefixKey}' is not shown: the drive compares names case-insensitively and lists a folder under its lower-case key ('{options.Prefix + DrivePath.FoldCase(prefixKey[options.Prefix.Length..])}'). Move its objects there in the bucket, or use a case-sensitive drive for this bucket.");
+            return false;
+        }
+        var path = Placed(keyPath, folder, localNames);
         if (File.Exists(LocalPath(path)))
         {
             ReportKeyOnce(prefixKey, ErrorIds.ObjectNameTaken, $"The bucket's folder '{prefixKey}' is not shown: the drive has a file '{path}' (an object of that name, or a file written here), and a drive cannot show a file and a folder under one name. Rename one of them in the bucket.");
@@ -687,7 +795,7 @@ internal sealed class BucketSync(
     {
         try
         {
-            return DrivePath.FromObjectKey(key, options.Prefix) == path;
+            return DrivePath.FromObjectKey(key, options.Prefix) == (options.CaseInsensitive ? DrivePath.FoldCase(path) : path);
         }
         catch (GeoDriveException)
         {
@@ -709,7 +817,9 @@ internal sealed class BucketSync(
 
     private string DataPath(string path) => CacheLinks.DataPath(options.CachePath, path);
 
-    private string KeyFor(string path) => ObjectLayout.KeyFor(options.Prefix, path);
+    private string KeyFor(string path) => ObjectLayout.KeyFor(options.Prefix, path, options.CaseInsensitive);
+
+    private bool IsOwnKey(string key, string path) => ObjectLayout.IsOwnKey(options.Prefix, key, path, options.CaseInsensitive);
 
     private StubMark MarkFor(FileEntry entry, string key) => StubMark.For(entry, key, KeyFor(entry.Path));
 }

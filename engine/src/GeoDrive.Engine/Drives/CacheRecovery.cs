@@ -56,7 +56,7 @@ internal sealed class CacheRecovery(
                 continue;
             }
             var excluded = policy().IsExcluded(entry.Path, isDirectory: false);
-            if (entry.ObjectKey is { } recordedKey && recordedKey != KeyFor(entry.Path))
+            if (entry.ObjectKey is { } recordedKey && !ObjectLayout.IsOwnKey(options.Prefix, recordedKey, entry.Path, options.CaseInsensitive))
             {
                 // Renamed away from that key, whose bytes it still needs: never synced down as a new file.
                 renamed.Left(recordedKey, entry.ETag);
@@ -201,7 +201,7 @@ internal sealed class CacheRecovery(
 
     private string LocalPath(string path) => DrivePath.ToLocal(options.CachePath, path);
 
-    private string KeyFor(string path) => ObjectLayout.KeyFor(options.Prefix, path);
+    private string KeyFor(string path) => ObjectLayout.KeyFor(options.Prefix, path, options.CaseInsensitive);
 
     private StubMark MarkFor(FileEntry entry, string key) => StubMark.For(entry, key, KeyFor(entry.Path));
 

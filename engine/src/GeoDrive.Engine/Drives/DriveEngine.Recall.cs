@@ -213,7 +213,7 @@ public sealed partial class DriveEngine
         Transfers.Recalled(entry.Size);
         entry.LastAccessUtc = _clock.UtcNow;
         entry.LastError = null;
-        if (key == KeyFor(path))
+        if (ObjectLayout.IsOwnKey(Options.Prefix, key, path, Options.CaseInsensitive))
         {
             _life.Apply(entry, FileChange.Recalled);
         }

@@ -184,6 +184,10 @@ public sealed partial class DriveEngine
     {
         var metadata = ObjectLayout.MetadataFor(hashes.Sha256, local.Size, local.ModifiedUtc, local.Mode);
         metadata[ObjectLayout.SiteKey] = SiteId;
+        if (Options.CaseInsensitive)
+        {
+            ObjectLayout.AddName(metadata, path);
+        }
         ObjectLayout.AddTags(metadata, _policy.TagsFor(path), path, local.ModifiedUtc);
         ObjectLayout.AddObjectTags(metadata, _policy.ObjectTagsFor(path), path, local.ModifiedUtc);
         AddProperties(metadata, path, localPath);

@@ -244,7 +244,7 @@ public sealed partial class DriveEngine : IAsyncDisposable
     /// <summary>The cache path of a file whose bytes the engine is about to make, read or write: refused (PlantedLink) through a link.</summary>
     private string DataPath(string path) => CacheLinks.DataPath(Options.CachePath, path);
 
-    private string KeyFor(string path) => ObjectLayout.KeyFor(Options.Prefix, path);
+    private string KeyFor(string path) => ObjectLayout.KeyFor(Options.Prefix, path, Options.CaseInsensitive);
 
     /// <summary>
     /// Each event as it is recorded (after it is in the index), for the host's own outlets such as the

@@ -11,6 +11,13 @@ public sealed class DriveEngineOptions
     /// <summary>Prepended to every object key ("" or ending in '/').</summary>
     public string Prefix { get; init; } = "";
 
+    /// <summary>
+    /// Names compare case-insensitively: keys are written in lower case (<see cref="Core.Paths.DrivePath.FoldCase"/>) with
+    /// the name as written in the object's metadata (geodrive-name), and keys of one name in two cases are shown once.
+    /// Fixed when the drive is made (docs/decisions/0019-case-insensitive-drives.md).
+    /// </summary>
+    public bool CaseInsensitive { get; init; }
+
     /// <summary>Uploads running at once; transfer.uploadThreads will set it (issue 4).</summary>
     public int UploadConcurrency { get; init; } = 4;
 

@@ -348,6 +348,10 @@ internal sealed class OwedChangeSettler(
         var properties = FileProperties.Read(options.CachePath, LocalPath(path));
         var metadata = ObjectLayout.MetadataFor(sha256, entry.Size, entry.ModifiedUtc, properties?.Mode ?? UnixFileMode.UserRead | UnixFileMode.UserWrite);
         metadata[ObjectLayout.SiteKey] = siteId();
+        if (options.CaseInsensitive)
+        {
+            ObjectLayout.AddName(metadata, path);
+        }
         ObjectLayout.AddTags(metadata, policy().TagsFor(path), path, entry.ModifiedUtc);
         ObjectLayout.AddObjectTags(metadata, policy().ObjectTagsFor(path), path, entry.ModifiedUtc);
         if (properties is not null)

@@ -25,6 +25,12 @@ public static class ObjectLayout
     public const string SiteKey = "geodrive-site";
 
     /// <summary>
+    /// User metadata of a case-insensitive drive's objects: the file's name (the key's last segment) in the case it was
+    /// written, percent-encoded as UTF-8 outside printable ASCII and for '%'. The key itself is in lower case.
+    /// </summary>
+    public const string NameKey = "geodrive-name";
+
+    /// <summary>
     /// Not user metadata: the object tags (x-amz-tagging) the store puts on the object, as a URL-encoded query
     /// ("name=value&amp;…"). No policy tag can take this name (tags named geodrive-* are never written).
     /// </summary>
@@ -32,6 +38,78 @@ public static class ObjectLayout
 
     /// <summary>Object key for a drive path: the drive's prefix followed by the path exactly as written.</summary>
     public static string KeyFor(string prefix, string path) => prefix + path;
+
+    /// <summary>Object key for a drive path; a case-insensitive drive writes the path in lower case (its name as written is in <see cref="NameKey"/>).</summary>
+    public static string KeyFor(string prefix, string path, bool caseInsensitive) =>
+        prefix + (caseInsensitive ? Core.Paths.DrivePath.FoldCase(path) : path);
+
+    /// <summary>
+    /// Whether <paramref name="key"/> is the path's own key: its key as this drive writes it, or on a case-insensitive drive
+    /// a key of the same name in another case (written by another tool), which the file keeps until it is written here.
+    /// </summary>
+    public static bool IsOwnKey(string prefix, string key, string path, bool caseInsensitive) =>
+        key == KeyFor(prefix, path, caseInsensitive)
+        || (caseInsensitive && key.StartsWith(prefix, StringComparison.Ordinal) && Core.Paths.DrivePath.SameFolded(key[prefix.Length..], path));
+
+    /// <summary>Whether a key is written in a case-insensitive drive's one case (its part after the prefix is folded).</summary>
+    public static bool IsFolded(string prefix, string key) =>
+        key.StartsWith(prefix, StringComparison.Ordinal) && string.Equals(key, prefix + Core.Paths.DrivePath.FoldCase(key[prefix.Length..]), StringComparison.Ordinal);
+
+    /// <summary>Adds the file's name as written (<see cref="NameKey"/>), for a case-insensitive drive whose key is folded.</summary>
+    public static void AddName(Dictionary<string, string> metadata, string path) =>
+        metadata[NameKey] = EncodeMetadataText(Core.Paths.DrivePath.Name(path));
+
+    /// <summary>
+    /// The name recorded in <see cref="NameKey"/>, when it is a usable name that differs from <paramref name="keyName"/> only in
+    /// case; else null (the key's own name is shown).
+    /// </summary>
+    public static string? RecordedName(ObjectInfo head, string keyName)
+    {
+        if (!head.Metadata.TryGetValue(NameKey, out var text))
+        {
+            return null;
+        }
+        string name;
+        try
+        {
+            name = Uri.UnescapeDataString(text);
+        }
+        catch (UriFormatException)
+        {
+            return null;
+        }
+        // Never a name the key's own could not be: the key's name passed DrivePath's checks, this one must too.
+        return name.Length > 0 && name is not ("." or "..") && !name.Contains('/', StringComparison.Ordinal) && !name.Contains('\\', StringComparison.Ordinal)
+               && !name.Any(char.IsControl)
+               && Core.Paths.DrivePath.SameFolded(name, keyName)
+            ? name
+            : null;
+    }
+
+    /// <summary>Text that travels in an HTTP header: '%' and characters outside printable ASCII percent-encoded as UTF-8.</summary>
+    public static string EncodeMetadataText(string text)
+    {
+        if (text.All(c => c is >= ' ' and <= '~' and not '%'))
+        {
+            return text;
+        }
+        var encoded = new System.Text.StringBuilder(text.Length + 16);
+        Span<byte> bytes = stackalloc byte[4];
+        foreach (var rune in text.EnumerateRunes())
+        {
+            if (rune.Value is >= ' ' and <= '~' and not '%')
+            {
+                encoded.Append((char)rune.Value);
+                continue;
+            }
+            var length = rune.EncodeToUtf8(bytes);
+            foreach (var b in bytes[..length])
+            {
+                encoded.Append('%').Append(b.ToString("X2", CultureInfo.InvariantCulture));
+            }
+        }
+        return encoded.ToString();
+    }
 
     public static Dictionary<string, string> MetadataFor(string sha256, long size, DateTimeOffset modifiedUtc, UnixFileMode mode) => new()
     {

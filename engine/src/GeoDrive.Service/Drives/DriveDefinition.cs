@@ -26,6 +26,8 @@ public sealed class DriveDefinition
 
     /// <summary>Windows: leave the cache folder to backup products (no FilesNotToBackup value); New-CloudDrive -IncludeCacheInBackup.</summary>
     public bool IncludeCacheInBackup { get; init; }
+    /// <summary>Names compare case-insensitively (docs/decisions/0019-case-insensitive-drives.md); fixed when the drive is made. Drives made before the option have false.</summary>
+    public bool CaseInsensitive { get; init; }
     /// <summary>"Credential": the key pair is in the protected store (credentials/NAME); "Profile": read from an AWS profile at every start.</summary>
     public string CredentialKind { get; init; } = DriveCredential.KindCredential;
     public string? ProfileName { get; init; }

@@ -74,6 +74,7 @@ public sealed class DriveHost : IAsyncDisposable
             Name = definition.Name,
             CachePath = definition.CachePath,
             Prefix = definition.Prefix,
+            CaseInsensitive = definition.CaseInsensitive,
             UploadConcurrency = policy.Policy.UploadThreads.Value,
             InternalPath = platform.FrontEnd.StatePath(definition),
             // The service's tick only queues settled files; the upload workers run on between ticks.
@@ -172,6 +173,7 @@ public sealed class DriveHost : IAsyncDisposable
             Endpoints = [Definition.Endpoint, .. Definition.AdditionalEndpoints],
             Bucket = Definition.Bucket,
             Prefix = Definition.Prefix,
+            CaseInsensitive = Definition.CaseInsensitive,
             PolicyPaths = Definition.PolicyPaths,
             Mounted = IsMounted,
             Suspended = Engine.UploadsSuspended,

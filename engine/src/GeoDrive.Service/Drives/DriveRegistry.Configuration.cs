@@ -19,6 +19,13 @@ public sealed partial class DriveRegistry
         try
         {
             var definition = Definition(name);
+            if (request.CaseInsensitive is { } caseInsensitive && caseInsensitive != definition.CaseInsensitive)
+            {
+                // Every key the drive wrote is in the case the setting chose: another setting would look for them elsewhere.
+                throw new GeoDriveException(ErrorIds.CaseSensitivityFixed, ErrorKind.InvalidArgument,
+                    $"The cloud drive '{definition.Name}' compares names {(definition.CaseInsensitive ? "case-insensitively" : "case-sensitively")}; that is fixed when a drive is made, because its keys in the bucket are written by that rule.",
+                    $"Leave -CaseInsensitive out, or make a new drive on an empty cache folder with New-CloudDrive -CaseInsensitive:${(caseInsensitive ? "true" : "false")} (Remove-CloudDrive forgets this one and keeps its cache and bucket).");
+            }
 
             var policyPaths = request.PolicyPaths?.Where(p => !string.IsNullOrWhiteSpace(p)).Select(DriveRequests.FullPolicyPath).ToArray();
             var policyChanged = policyPaths is not null && !policyPaths.SequenceEqual(definition.PolicyPaths, StringComparer.Ordinal);

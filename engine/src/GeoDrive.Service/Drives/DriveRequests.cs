@@ -94,6 +94,8 @@ internal static partial class DriveRequests
             ForcePathStyle = request.ForcePathStyle,
             PolicyPaths = request.PolicyPaths.Select(Path.GetFullPath).ToArray(),
             IncludeCacheInBackup = request.IncludeCacheInBackup,
+            // As the platform's own file systems compare names: NTFS ignores case, Linux file systems do not.
+            CaseInsensitive = request.CaseInsensitive ?? OperatingSystem.IsWindows(),
             CredentialKind = byProfile ? DriveCredential.KindProfile : DriveCredential.KindCredential,
             ProfileName = byProfile ? request.ProfileName!.Trim() : null,
             ProfileLocation = byProfile && !string.IsNullOrWhiteSpace(request.ProfileLocation) ? Path.GetFullPath(request.ProfileLocation) : null,

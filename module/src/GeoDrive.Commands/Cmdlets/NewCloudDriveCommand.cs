@@ -73,6 +73,13 @@ public sealed class NewCloudDriveCommand : GeoDriveCmdlet
     [Parameter]
     public SwitchParameter IncludeCacheInBackup { get; set; }
 
+    /// <summary>
+    /// Names compare case-insensitively: keys in lower case, the name as written in metadata. Left out: on for Windows drives,
+    /// off on Linux; -CaseInsensitive:$false makes a case-sensitive drive on Windows. Fixed once the drive exists.
+    /// </summary>
+    [Parameter]
+    public SwitchParameter CaseInsensitive { get; set; }
+
     #endregion
 
     protected override void ProcessRecord()
@@ -102,6 +109,7 @@ public sealed class NewCloudDriveCommand : GeoDriveCmdlet
             Region = Region,
             Mount = !NoMount,
             IncludeCacheInBackup = IncludeCacheInBackup,
+            CaseInsensitive = MyInvocation.BoundParameters.ContainsKey(nameof(CaseInsensitive)) ? CaseInsensitive.IsPresent : null,
         };
         // A refused drive leaves nothing to go on with: terminating, so `$ErrorActionPreference` need not be Stop.
         try

@@ -31,13 +31,18 @@ public sealed class SetCloudDriveCommand : DriveStateCmdlet
     [ValidateNotNull]
     public PSCredential? Credential { get; set; }
 
+    /// <summary>Fixed when a drive is made: the drive's own value changes nothing, the other is refused (CaseSensitivityFixed).</summary>
+    [Parameter]
+    public SwitchParameter CaseInsensitive { get; set; }
+
     #endregion
 
     private SetDriveRequest _request = new();
 
     protected override void BeginProcessing()
     {
-        if (PolicyPath is null && Endpoint is null && Credential is null)
+        var caseInsensitive = MyInvocation.BoundParameters.ContainsKey(nameof(CaseInsensitive)) ? CaseInsensitive.IsPresent : (bool?)null;
+        if (PolicyPath is null && Endpoint is null && Credential is null && caseInsensitive is null)
         {
             ThrowTerminatingError(NewError(ErrorIds.InvalidRequest, ErrorKind.InvalidArgument,
                 Messages.NothingToSet, Messages.NothingToSetRemedy, null));
@@ -49,6 +54,7 @@ public sealed class SetCloudDriveCommand : DriveStateCmdlet
             Endpoints = Endpoint,
             AccessKey = Credential?.UserName,
             SecretKey = Credential?.GetNetworkCredential().Password,
+            CaseInsensitive = caseInsensitive,
         };
     }
 

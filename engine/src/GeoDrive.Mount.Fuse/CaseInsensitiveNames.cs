@@ -1,0 +1,63 @@
+using GeoDrive.Core.Paths;
+
+namespace GeoDrive.Mount.Fuse;
+
+/// <summary>
+/// A case-insensitive drive's names in a case-sensitive cache folder: a path the application wrote in another case
+/// is the entry the cache has under it, segment by segment. The exact name is tried first; a folder is read and its
+/// names compared folded only when that name is missing, so a name given as it was made costs one stat.
+/// See docs/decisions/0019-case-insensitive-drives.md.
+/// </summary>
+internal sealed class CaseInsensitiveNames(CacheFolder cache)
+{
+    // Larger than struct stat on every Linux architecture (144 bytes on x86-64, 128 on arm64).
+    private const int StatBufferSize = 512;
+
+    /// <summary>
+    /// The cache's path for <paramref name="path"/>: each segment as the cache has it when it has one of any case (the
+    /// ordinal-first when it has several), the rest as written from the first segment it has in no case.
+    /// </summary>
+    public string Resolve(string path)
+    {
+        if (path.Length == 0 || Exists(path))
+        {
+            return path;
+        }
+        var segments = path.Split('/');
+        var resolved = "";
+        for (var i = 0; i < segments.Length; i++)
+        {
+            var exact = DrivePath.Combine(resolved, segments[i]);
+            if (Exists(exact))
+            {
+                resolved = exact;
+                continue;
+            }
+            if (NameIn(resolved, segments[i]) is not { } found)
+            {
+                return DrivePath.Combine(resolved, string.Join('/', segments[i..]));
+            }
+            resolved = DrivePath.Combine(resolved, found);
+        }
+        return resolved;
+    }
+
+    /// <summary>Whether the cache has exactly this path.</summary>
+    public unsafe bool Exists(string path)
+    {
+        var buffer = stackalloc byte[StatBufferSize];
+        return cache.Stat(path, (nint)buffer) == 0;
+    }
+
+    /// <summary>A folder's names, each name once: of names that differ only in case, the ordinal-first.</summary>
+    public static IEnumerable<string> Once(IEnumerable<string> names)
+    {
+        var seen = new HashSet<string>(StringComparer.Ordinal);
+        return names.Order(StringComparer.Ordinal).Where(n => seen.Add(DrivePath.FoldCase(n)));
+    }
+
+    private string? NameIn(string folder, string name) =>
+        cache.Names(folder, out var names) < 0
+            ? null
+            : names.Where(n => DrivePath.SameFolded(n, name)).Order(StringComparer.Ordinal).FirstOrDefault();
+}
