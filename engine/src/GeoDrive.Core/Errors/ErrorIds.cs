@@ -68,4 +68,11 @@ public static class ErrorIds
     public const string FilePinned = "FilePinned";
     public const string CredentialProfileNotFound = "CredentialProfileNotFound";
     public const string CredentialMissing = "CredentialMissing";
+
+    // Peers: sites sharing a bucket told of each other's changes
+    public const string PeerSignatureInvalid = "PeerSignatureInvalid";
+    public const string PeerNoticeReplayed = "PeerNoticeReplayed";
+    public const string PeerUnreachable = "PeerUnreachable";
+    public const string PeerListenFailed = "PeerListenFailed";
+    public const string PeerKeyMissing = "PeerKeyMissing";
 }

@@ -26,6 +26,22 @@ public sealed partial class DriveEngine : IDriveFileSystem
         return synced;
     }
 
+    /// <summary>
+    /// A peer (a site sharing the bucket) told of changes it made under <paramref name="keys"/>: their folders are synced
+    /// with the bucket now and clean files under those keys ask it again (<see cref="BucketSync.FollowToldChangesAsync"/>).
+    /// </summary>
+    public Task<PeerChangesFollowed> FollowPeerChangesAsync(IReadOnlyCollection<string> keys, CancellationToken cancellationToken = default) =>
+        _sync.FollowToldChangesAsync(keys, cancellationToken);
+
+    /// <summary>A drive that hears its peers, at start: every folder the cache has is listed again, to catch up with what it missed while down.</summary>
+    public async Task<TreeSync> CatchUpWithBucketAsync(CancellationToken cancellationToken = default)
+    {
+        var synced = await _sync.SyncKnownFoldersAsync(cancellationToken);
+        Record(DriveEventKind.Sync, null,
+            $"Caught up with the bucket at start: {synced.Folders} folder(s) listed again; {synced.StubsMade} stub(s) and {synced.FoldersMade} folder(s) made.");
+        return synced;
+    }
+
     public ValueTask BeforeEnumerateAsync(string path, Caller caller, CancellationToken cancellationToken = default) =>
         IsInternalPath(path) || TreatmentFor(caller).FolderSync == SyncAction.Skip ? ValueTask.CompletedTask : _sync.BeforeEnumerateAsync(path, cancellationToken);
 

@@ -31,13 +31,28 @@ public sealed class SetCloudDriveCommand : DriveStateCmdlet
     [ValidateNotNull]
     public PSCredential? Credential { get; set; }
 
+    /// <summary>The peer listeners told of the drive's changes; @() tells none.</summary>
+    [Parameter]
+    [AllowEmptyCollection]
+    public string[]? Peer { get; set; }
+
+    /// <summary>address:port where the drive hears its peers; '' stops listening.</summary>
+    [Parameter]
+    [AllowEmptyString]
+    public string? PeerListen { get; set; }
+
+    /// <summary>A new peer key (every site of the drive must hold the same).</summary>
+    [Parameter]
+    [ValidateNotNull]
+    public System.Security.SecureString? PeerKey { get; set; }
+
     #endregion
 
     private SetDriveRequest _request = new();
 
     protected override void BeginProcessing()
     {
-        if (PolicyPath is null && Endpoint is null && Credential is null)
+        if (PolicyPath is null && Endpoint is null && Credential is null && Peer is null && PeerListen is null && PeerKey is null)
         {
             ThrowTerminatingError(NewError(ErrorIds.InvalidRequest, ErrorKind.InvalidArgument,
                 Messages.NothingToSet, Messages.NothingToSetRemedy, null));
@@ -49,10 +64,13 @@ public sealed class SetCloudDriveCommand : DriveStateCmdlet
             Endpoints = Endpoint,
             AccessKey = Credential?.UserName,
             SecretKey = Credential?.GetNetworkCredential().Password,
+            Peers = Peer?.Where(p => !string.IsNullOrWhiteSpace(p)).ToArray(),
+            PeerListen = PeerListen,
+            PeerKey = PeerKey is null ? null : new System.Net.NetworkCredential("", PeerKey).Password,
         };
     }
 
-    protected override string Action => Messages.SetCloudDriveAction(_request.PolicyPaths, _request.Endpoints, _request.AccessKey);
+    protected override string Action => Messages.SetCloudDriveAction(_request.PolicyPaths, _request.Endpoints, _request.AccessKey, _request.Peers, _request.PeerListen, _request.PeerKey is not null);
 
     protected override Task<DriveInfo> SendAsync(GeoDriveClient client, string name, CancellationToken cancellationToken) =>
         client.SetDriveAsync(name, _request, cancellationToken);
