@@ -69,10 +69,10 @@ public sealed class PeerTests(S3ServerFixture s3) : IAsyncLifetime
         Assert.True(ps.LastErrors.Count == 0, string.Join("\n", ps.LastErrors));
     }
 
-    private (DriveScenario East, DriveScenario West) TwoSites()
+    private (DriveScenario East, DriveScenario West) TwoSites(string? westPolicy = null)
     {
         var east = new DriveScenario(s3, Policy);
-        var west = new DriveScenario(s3, Policy);
+        var west = new DriveScenario(s3, westPolicy ?? Policy);
         NewDrive(_east, east, east.Bucket, _eastPort, _westPort);
         NewDrive(_west, west, east.Bucket, _westPort, _eastPort);
         return (east, west);
@@ -119,6 +119,21 @@ public sealed class PeerTests(S3ServerFixture s3) : IAsyncLifetime
         await WaitStateAsync(_west, west, "reports/2026/q3.bin", "Stubbed", seconds: 10);
         Assert.True(File.Exists(west.Cached("reports/2026/q3.bin")));
         Assert.Equal(bytes, await File.ReadAllBytesAsync(west.Mounted("reports/2026/q3.bin")));
+    }
+
+    [Fact]
+    public async Task Under_peerChanges_recall_the_peer_recalls_the_file_at_once_without_anyone_opening_it()
+    {
+        var (east, west) = TwoSites(Policy.Replace("updateWait: 1h }", "updateWait: 1h, peerChanges: recall }", StringComparison.Ordinal));
+        using var _ = east;
+        using var __ = west;
+        var bytes = DriveRig.RandomBytes(300_000, 22);
+
+        await File.WriteAllBytesAsync(east.Mounted("plan.bin"), bytes);
+        await WaitStateAsync(_east, east, "plan.bin", "Cached");
+
+        await WaitStateAsync(_west, west, "plan.bin", "Cached", seconds: 15);
+        Assert.Equal(bytes, await File.ReadAllBytesAsync(west.Cached("plan.bin")));
     }
 
     [Fact]
