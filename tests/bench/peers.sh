@@ -99,11 +99,14 @@ for i in range(files):
         time.sleep(0.001)
     seen = time.time()
     lat.append(seen - upload_time(name, time.time() + 30))
+first = lat[0]
+worst = max(range(files), key=lambda i: lat[i])
 lat.sort()
 ms = lambda s: f"{s * 1000:.0f} ms"
 print(f"| files (1 KB, one at a time, into a folder the west never listed) | {files} |")
 print(f"| upload done on the east -> stub in the west's cache: median | **{ms(statistics.median(lat))}** |")
 print(f"| 90th percentile; max | {ms(lat[int(0.9 * (len(lat) - 1))])}; {ms(lat[-1])} |")
 print(f"| min | {ms(lat[0])} |")
+print(f"| the first file (the west's listener and HTTP connection new, its folder made); the slowest file | {ms(first)}; file {worst + 1} |")
 PY
 echo "| stubs in the west's cache | $(find "$work/west/cache/bench" -type f | wc -l) |"
