@@ -257,6 +257,27 @@ public sealed class PeerTests(S3ServerFixture s3) : IAsyncLifetime
     }
 
     [Fact]
+    public void A_peer_listener_on_a_port_another_program_holds_refuses_the_drive_with_PeerListenFailed_and_keeps_nothing()
+    {
+        using var squatter = new TcpListener(IPAddress.Loopback, 0);
+        squatter.Start();
+        var taken = ((IPEndPoint)squatter.LocalEndpoint).Port;
+        using var east = new DriveScenario(s3, Policy);
+        using var ps = new PowerShellSession(_east.SocketPath);
+        var variables = east.Variables();
+        variables["peer"] = $"http://127.0.0.1:{_westPort}";
+        variables["listen"] = $"127.0.0.1:{taken}";
+        variables["peerkey"] = _peerKey;
+
+        var error = ps.InvokeExpectingError(NewPeerDriveScript, variables);
+
+        Assert.Equal("PeerListenFailed,GeoDrive.Commands.NewCloudDriveCommand", error.FullyQualifiedErrorId);
+        Assert.Contains($"127.0.0.1:{taken}", error.Exception.Message, StringComparison.Ordinal);
+        Assert.Empty(ps.Invoke("Get-CloudDrive"));
+        Assert.DoesNotContain(_peerKey, error.ToString(), StringComparison.Ordinal);
+    }
+
+    [Fact]
     public async Task Get_CloudDrive_shows_the_peers_and_never_the_key_and_Set_CloudDrive_changes_them()
     {
         var (east, west) = TwoSites();
