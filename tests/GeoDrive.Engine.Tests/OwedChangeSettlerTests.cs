@@ -32,6 +32,9 @@ public sealed class OwedChangeSettlerTests(S3ServerFixture s3) : IClassFixture<S
 
     public Task DisposeAsync() => _rig.DisposeAsync().AsTask();
 
+    // What the settler told the drive's peers it did.
+    private readonly List<BucketChangeMade> _changesMade = [];
+
     private OwedChangeSettler Settler(Core.Ports.IObjectStore? store = null) => new(
         new DriveEngineOptions { Name = "settler", CachePath = _rig.CachePath }, store ?? _rig.Store, _rig.Index, new FileLife(_rig.Index),
         new PathLocks(), new PathLocks(), new KeyCounts(), _renamed, _owed, () => _rig.Policy, () => "site-of-the-test",
@@ -47,7 +50,8 @@ public sealed class OwedChangeSettlerTests(S3ServerFixture s3) : IClassFixture<S
         },
         (_, _, _) => Task.CompletedTask,
         _owed.EndpointAnswered,
-        (_, _, _, _) => { });
+        (_, _, _, _) => { },
+        _changesMade.Add);
 
     private async Task<ObjectInfo> PutAsync(string key, byte[] bytes) =>
         await _rig.Store.PutAsync(key, new MemoryStream(bytes), bytes.Length,

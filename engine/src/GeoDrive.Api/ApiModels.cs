@@ -31,6 +31,12 @@ public sealed class DriveInfo
     public string? LastError { get; init; }
     /// <summary>Said once, by New-CloudDrive: what works less well with this bucket (one that keeps no versions).</summary>
     public string[] Warnings { get; init; } = [];
+    /// <summary>The peer sites this drive tells of its changes (their peer listeners' URLs).</summary>
+    public string[] Peers { get; init; } = [];
+    /// <summary>Where this drive hears its peers (address:port), or null when it does not listen.</summary>
+    public string? PeerListen { get; init; }
+    /// <summary>Whether a peer key is kept for the drive (the key itself is never shown).</summary>
+    public bool PeerKeySet { get; init; }
 }
 
 public sealed class NewDriveRequest
@@ -62,6 +68,15 @@ public sealed class NewDriveRequest
     public bool IncludeCacheInBackup { get; init; }
     /// <summary>-CaseInsensitive: names compare case-insensitively. Null: the platform's default (on for Windows drives, off on Linux).</summary>
     public bool? CaseInsensitive { get; init; }
+    /// <summary>-Peer: the peer listeners (http://host:port) of the sites sharing the bucket, told of this drive's changes.</summary>
+    public string[] Peers { get; init; } = [];
+    /// <summary>-PeerListen: address:port this drive hears its peers on (none: it does not listen).</summary>
+    public string? PeerListen { get; init; }
+    /// <summary>-PeerKey: the key shared by the drive's sites, signing every notice; kept only in the service's protected store.</summary>
+    public string? PeerKey { get; init; }
+
+    // Never let a secret reach a log through ToString.
+    public override string ToString() => $"NewDriveRequest {Name} bucket {Bucket}";
 }
 
 /// <summary>One file of a drive as Get-CloudFile shows it.</summary>

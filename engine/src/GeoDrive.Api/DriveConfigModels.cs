@@ -19,8 +19,16 @@ public sealed class SetDriveRequest
 
     /// <summary>Fixed when the drive is made: the same value changes nothing, another is refused (CaseSensitivityFixed).</summary>
     public bool? CaseInsensitive { get; init; }
+    /// <summary>The peer listeners told of the drive's changes; an empty list tells none.</summary>
+    public string[]? Peers { get; init; }
+
+    /// <summary>address:port to hear peers on; "" stops listening.</summary>
+    public string? PeerListen { get; init; }
+
+    /// <summary>A new peer key (all of the drive's sites must use the same one).</summary>
+    public string? PeerKey { get; init; }
 
     // Never let a secret reach a log through ToString.
     public override string ToString() =>
-        $"PolicyPaths={(PolicyPaths is null ? "(unchanged)" : string.Join(", ", PolicyPaths))} Endpoints={(Endpoints is null ? "(unchanged)" : string.Join(", ", Endpoints))} AccessKey={(AccessKey is null ? "(unchanged)" : Core.Model.AccessKeys.Mask(AccessKey))}";
+        $"PolicyPaths={(PolicyPaths is null ? "(unchanged)" : string.Join(", ", PolicyPaths))} Endpoints={(Endpoints is null ? "(unchanged)" : string.Join(", ", Endpoints))} AccessKey={(AccessKey is null ? "(unchanged)" : Core.Model.AccessKeys.Mask(AccessKey))} Peers={(Peers is null ? "(unchanged)" : string.Join(", ", Peers))} PeerListen={PeerListen ?? "(unchanged)"} PeerKey={(PeerKey is null ? "(unchanged)" : "(set)")}";
 }

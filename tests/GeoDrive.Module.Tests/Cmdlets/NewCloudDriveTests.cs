@@ -10,7 +10,7 @@ public sealed class NewCloudDriveTests(ModuleSession session) : CmdletTests(sess
     public void Its_parameter_contract_is_as_documented()
     {
         var cmdlet = Session.Command("New-CloudDrive");
-        Contract.Parameters(cmdlet, "Name", "CachePath", "MountPath", "Endpoint", "Bucket", "Prefix", "Credential", "ProfileName", "ProfileLocation", "PolicyPath", "Region", "NoMount", "IncludeCacheInBackup", "CaseInsensitive");
+        Contract.Parameters(cmdlet, "Name", "CachePath", "MountPath", "Endpoint", "Bucket", "Prefix", "Credential", "ProfileName", "ProfileLocation", "PolicyPath", "Region", "NoMount", "IncludeCacheInBackup", "CaseInsensitive", "Peer", "PeerListen", "PeerKey");
         foreach (var mandatory in new[] { "Name", "CachePath", "Endpoint", "Bucket" })
         {
             Contract.Mandatory(cmdlet, mandatory, true);
@@ -21,7 +21,7 @@ public sealed class NewCloudDriveTests(ModuleSession session) : CmdletTests(sess
         Contract.Mandatory(cmdlet, "ProfileLocation", false, "Profile");
         Assert.Equal("Credential", cmdlet.DefaultParameterSet);
         // MountPath is required by a Linux service (FUSE) and left out on Windows (ProjFS serves the cache in place).
-        foreach (var optional in new[] { "MountPath", "Prefix", "PolicyPath", "Region", "NoMount", "IncludeCacheInBackup", "CaseInsensitive" })
+        foreach (var optional in new[] { "MountPath", "Prefix", "PolicyPath", "Region", "NoMount", "IncludeCacheInBackup", "CaseInsensitive", "Peer", "PeerListen", "PeerKey" })
         {
             Contract.Mandatory(cmdlet, optional, false);
         }
@@ -32,6 +32,9 @@ public sealed class NewCloudDriveTests(ModuleSession session) : CmdletTests(sess
         Contract.Type(cmdlet, "IncludeCacheInBackup", typeof(SwitchParameter));
         // A switch, and left out means the platform's default: -CaseInsensitive:$false is a case-sensitive drive on Windows.
         Contract.Type(cmdlet, "CaseInsensitive", typeof(SwitchParameter));
+        Contract.Type(cmdlet, "Peer", typeof(string[]));
+        Contract.Type(cmdlet, "PeerListen", typeof(string));
+        Contract.Type(cmdlet, "PeerKey", typeof(System.Security.SecureString));
         Contract.ShouldProcess(cmdlet, ConfirmImpact.Medium);
         Contract.Outputs(cmdlet, "GeoDrive.Api.DriveInfo");
     }

@@ -13,7 +13,7 @@ public sealed class SetCloudDriveTests(ModuleSession session) : CmdletTests(sess
     public void Its_parameter_contract_is_as_documented()
     {
         var cmdlet = Session.Command("Set-CloudDrive");
-        Contract.Parameters(cmdlet, "Name", "PolicyPath", "Endpoint", "Credential", "CaseInsensitive", "PassThru");
+        Contract.Parameters(cmdlet, "Name", "PolicyPath", "Endpoint", "Credential", "CaseInsensitive", "Peer", "PeerListen", "PeerKey", "PassThru");
         Contract.Mandatory(cmdlet, "Name", true);
         Contract.ByPropertyName(cmdlet, "Name");
         Contract.Wildcards(cmdlet, "Name");
@@ -24,6 +24,9 @@ public sealed class SetCloudDriveTests(ModuleSession session) : CmdletTests(sess
         Contract.Type(cmdlet, "Credential", typeof(PSCredential));
         Contract.Type(cmdlet, "PassThru", typeof(SwitchParameter));
         Contract.Type(cmdlet, "CaseInsensitive", typeof(SwitchParameter));
+        Contract.Type(cmdlet, "Peer", typeof(string[]));
+        Contract.Type(cmdlet, "PeerListen", typeof(string));
+        Contract.Type(cmdlet, "PeerKey", typeof(System.Security.SecureString));
         Contract.Mandatory(cmdlet, "PolicyPath", false);
         Contract.ShouldProcess(cmdlet, ConfirmImpact.Medium);
         Contract.Outputs(cmdlet, "GeoDrive.Api.DriveInfo");
@@ -38,13 +41,20 @@ public sealed class SetCloudDriveTests(ModuleSession session) : CmdletTests(sess
         AssertNothingFailed(Credential + "Set-CloudDrive -Name finance -PolicyPath ./a.yaml -Endpoint http://127.0.0.1:9000 -Credential $cred -WhatIf");
 
     [Fact]
+    public void WhatIf_with_peers_sends_nothing() =>
+        AssertNothingFailed("""
+            $key = [System.Net.NetworkCredential]::new('', 'a-peer-key-of-the-test-0123456789').SecurePassword
+            Set-CloudDrive -Name finance -Peer http://site-b:7701 -PeerListen 0.0.0.0:7701 -PeerKey $key -WhatIf
+            """);
+
+    [Fact]
     public void Nothing_to_change_is_refused_with_InvalidRequest_before_the_service_is_asked()
     {
         var error = Session.InvokeExpectingError("Set-CloudDrive -Name finance");
 
         Assert.Equal("InvalidRequest,GeoDrive.Commands.SetCloudDriveCommand", error.FullyQualifiedErrorId);
         Assert.Equal(ErrorCategory.InvalidArgument, error.CategoryInfo.Category);
-        Assert.Contains("-PolicyPath, -Endpoint or -Credential", error.Exception.Message, StringComparison.Ordinal);
+        Assert.Contains("-PolicyPath, -Endpoint, -Credential, -Peer, -PeerListen or -PeerKey", error.Exception.Message, StringComparison.Ordinal);
     }
 
     [Fact]

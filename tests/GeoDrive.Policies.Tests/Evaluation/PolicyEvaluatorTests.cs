@@ -83,8 +83,10 @@ public sealed class PolicyEvaluatorTests
         Assert.Equal(TimeSpan.FromSeconds(30), Finance.Settle);
         Assert.Equal(UploadMode.Async, Finance.Mode);
         Assert.Equal(TimeSpan.FromMinutes(5), Finance.UpdateWait);
+        Assert.Equal(PeerChangeAction.Stub, Finance.PeerChanges);
 
-        var e = Evaluator("spec:\n  upload: { mode: sync, settle: 0s, updateWait: 1m }\n  stubbing: { enabled: false, minimumSize: 1MiB }\n");
+        var e = Evaluator("spec:\n  upload: { mode: sync, settle: 0s, updateWait: 1m, peerChanges: recall }\n  stubbing: { enabled: false, minimumSize: 1MiB }\n");
+        Assert.Equal(PeerChangeAction.Recall, e.PeerChanges);
         Assert.Equal(UploadMode.Sync, e.Mode);
         Assert.Equal(TimeSpan.Zero, e.Settle);
         Assert.Equal(TimeSpan.FromMinutes(1), e.UpdateWait);

@@ -247,6 +247,8 @@ public sealed class PolicyLoaderTests
         { "spec:\n  cacheThresholds: { reserveFree: plenty }\n", ErrorIds.PolicyBadSize, 5, 35, "neither a percentage" },
         { "spec:\n  upload: { mode: Sync }\n", "", 0, 0, "" },
         { "spec:\n  upload: { mode: syncc }\n", ErrorIds.PolicyBadValue, 5, 19, "did you mean 'sync'?" },
+        { "spec:\n  upload: { peerChanges: recall }\n", "", 0, 0, "" },
+        { "spec:\n  upload: { peerChanges: restore }\n", ErrorIds.PolicyBadValue, 5, 26, "not one of stub, recall" },
         { "spec:\n  excludes: [ 42 ]\n", "", 0, 0, "" },
         { "spec:\n  excludes: [ { a: b } ]\n", ErrorIds.PolicyWrongType, 5, 15, "must be a path pattern but is a map" },
         { "spec:\n  metadata: [ { paths: [a], tags: {} } ]\n", ErrorIds.PolicyBadValue, 5, 35, "at least one tag" },

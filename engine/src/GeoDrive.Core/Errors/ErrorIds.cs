@@ -73,4 +73,10 @@ public static class ErrorIds
 
     // Issue 14: case-insensitive drives
     public const string CaseSensitivityFixed = "CaseSensitivityFixed";
+    // Peers: sites sharing a bucket told of each other's changes
+    public const string PeerSignatureInvalid = "PeerSignatureInvalid";
+    public const string PeerNoticeReplayed = "PeerNoticeReplayed";
+    public const string PeerUnreachable = "PeerUnreachable";
+    public const string PeerListenFailed = "PeerListenFailed";
+    public const string PeerKeyMissing = "PeerKeyMissing";
 }

@@ -451,6 +451,136 @@ internal sealed class BucketSync(
         return done;
     }
 
+    /// <summary>
+    /// A peer said it changed <paramref name="keys"/> in the bucket: a hint, never the truth. The folder of each key is
+    /// synced now as a listing would sync it, whatever updateWait says (the folders above it first, when the cache lacks
+    /// them), and a clean file under a named key asks the bucket again (HEAD): a newer version is followed, a delete only
+    /// once the bucket confirms it. Nothing is written or removed on the notice's word alone, so a forged or stale one
+    /// costs requests, never data. Keys outside the drive's prefix, or hostile ones, are skipped.
+    /// </summary>
+    public async Task<PeerChangesFollowed> FollowToldChangesAsync(IReadOnlyCollection<string> keys, CancellationToken cancellationToken)
+    {
+        var paths = new SortedSet<string>(StringComparer.Ordinal);
+        foreach (var key in keys)
+        {
+            if (key.StartsWith(options.Prefix, StringComparison.Ordinal) && !key.EndsWith('/') && DrivePathOf(key) is { } path
+                && !policy().IsExcluded(path, isDirectory: false))
+            {
+                paths.Add(path);
+            }
+        }
+        var done = new PeerChangesFollowed(0, 0, 0, 0);
+        var folders = new SortedSet<string>(paths.Select(DrivePath.Parent), StringComparer.Ordinal);
+        foreach (var path in paths)
+        {
+            // Checked before (a stub made, an upload): asked again now, so a listing that lacks it confirms its delete by HEAD.
+            _pathsChecked.Forget(path);
+        }
+        foreach (var folder in folders)
+        {
+            if (folder.Length > 0 && policy().IsExcluded(folder, isDirectory: true))
+            {
+                continue;
+            }
+            var names = folder.Length == 0 ? [] : folder.Split('/');
+            var reachable = true;
+            for (var depth = 0; depth < names.Length && reachable; depth++)
+            {
+                var child = string.Join('/', names[..(depth + 1)]);
+                if (Directory.Exists(LocalPath(child)))
+                {
+                    continue;
+                }
+                // A folder this drive never had is made by its parent's listing.
+                var above = string.Join('/', names[..depth]);
+                using (await locks.AcquireAsync(FolderLockName(above), cancellationToken))
+                {
+                    var made = await SyncFolderAsync(above, cancellationToken);
+                    done = done with { Folders = done.Folders + 1, StubsMade = done.StubsMade + made.Stubs, FoldersMade = done.FoldersMade + made.Folders };
+                }
+                reachable = Directory.Exists(LocalPath(child));
+            }
+            if (!reachable)
+            {
+                continue;
+            }
+            using (await locks.AcquireAsync(FolderLockName(folder), cancellationToken))
+            {
+                var counts = await SyncFolderAsync(folder, cancellationToken);
+                _foldersListed.Mark(folder, clock.UtcNow, policy().UpdateWait);
+                done = done with { Folders = done.Folders + 1, StubsMade = done.StubsMade + counts.Stubs, FoldersMade = done.FoldersMade + counts.Folders };
+            }
+        }
+        foreach (var path in paths)
+        {
+            using (await locks.AcquireAsync(path, cancellationToken))
+            {
+                if (index.Get(path) is not { State: FileState.Cached or FileState.Stubbed } entry)
+                {
+                    continue;
+                }
+                var before = (entry.ETag, entry.VersionId);
+                try
+                {
+                    var after = await SyncFileLockedAsync(entry, isOpen(path), cancellationToken);
+                    done = (after.ETag, after.VersionId) != before ? done with { Followed = done.Followed + 1 } : done;
+                }
+                catch (GeoDriveException ex) when (ex.ErrorId == ErrorIds.FileNotFound)
+                {
+                    // Deleted in the bucket, confirmed by its HEAD: removed, with its own event.
+                }
+            }
+        }
+        return done;
+    }
+
+    /// <summary>
+    /// A drive that hears its peers catches up at start with what it missed while down: every folder the cache has is
+    /// listed again (one LIST each, HEADs only for new objects), as a listing after updateWait would. Folders found new
+    /// are made but not walked: their files come when they are listed or a peer tells of them.
+    /// </summary>
+    public async Task<TreeSync> SyncKnownFoldersAsync(CancellationToken cancellationToken)
+    {
+        var root = Path.GetFullPath(options.CachePath);
+        var known = new List<string> { "" };
+        var pending = new Stack<string>([""]);
+        while (pending.TryPop(out var folder))
+        {
+            var local = folder.Length == 0 ? root : LocalPath(folder);
+            IEnumerable<string> children;
+            try
+            {
+                children = Directory.EnumerateDirectories(local).Select(Path.GetFileName).OfType<string>().ToList();
+            }
+            catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
+            {
+                continue;
+            }
+            foreach (var name in children)
+            {
+                var child = folder.Length == 0 ? name : folder + "/" + name;
+                if (DriveEngineOptions.IsInternal(child) || policy().IsExcluded(child, isDirectory: true)
+                    || new FileInfo(LocalPath(child)).LinkTarget is not null)
+                {
+                    continue;
+                }
+                known.Add(child);
+                pending.Push(child);
+            }
+        }
+        var done = new TreeSync(0, 0, 0);
+        foreach (var folder in known)
+        {
+            using (await locks.AcquireAsync(FolderLockName(folder), cancellationToken))
+            {
+                var counts = await SyncFolderAsync(folder, cancellationToken);
+                _foldersListed.Mark(folder, clock.UtcNow, policy().UpdateWait);
+                done = new TreeSync(done.Folders + 1, done.FoldersMade + counts.Folders, done.StubsMade + counts.Stubs);
+            }
+        }
+        return done;
+    }
+
     private readonly record struct SyncCounts(int Stubs, int Folders);
 
     private async Task<SyncCounts> SyncFolderAsync(string folder, CancellationToken cancellationToken, Action? answered = null)

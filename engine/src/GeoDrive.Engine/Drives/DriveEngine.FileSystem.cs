@@ -4,6 +4,7 @@ using GeoDrive.Core.Paths;
 using GeoDrive.Core.Ports;
 using GeoDrive.Engine.Files;
 using GeoDrive.Policies.Model;
+using Microsoft.Extensions.Logging;
 
 namespace GeoDrive.Engine.Drives;
 
@@ -25,6 +26,55 @@ public sealed partial class DriveEngine : IDriveFileSystem
         var synced = await _sync.SyncTreeAsync(path, progress, cancellationToken);
         Record(DriveEventKind.Sync, DrivePath.Normalize(path) is { Length: > 0 } folder ? folder : null,
             $"Sync-CloudDrive: {synced.Folders} folder(s) listed; {synced.StubsMade} stub(s) and {synced.FoldersMade} folder(s) made.");
+        return synced;
+    }
+
+    /// <summary>
+    /// A peer (a site sharing the bucket) told of changes it made under <paramref name="keys"/>: their folders are synced
+    /// with the bucket now and clean files under those keys ask it again (<see cref="BucketSync.FollowToldChangesAsync"/>).
+    /// </summary>
+    public async Task<PeerChangesFollowed> FollowPeerChangesAsync(IReadOnlyCollection<string> keys, CancellationToken cancellationToken = default)
+    {
+        var followed = await _sync.FollowToldChangesAsync(keys, cancellationToken);
+        if (_policy.PeerChanges == PeerChangeAction.Recall)
+        {
+            // upload.peerChanges: recall: the told files' bytes come now, within the drive's recall limit, not at their first open.
+            var stubs = keys.Where(k => k.StartsWith(Options.Prefix, StringComparison.Ordinal)).Select(PathOfKey).OfType<string>()
+                .Where(p => _index.Get(p) is { State: FileState.Stubbed } entry && entry.ObjectKey == KeyFor(p)).Distinct().ToList();
+            await Parallel.ForEachAsync(stubs, new ParallelOptions { MaxDegreeOfParallelism = 4, CancellationToken = cancellationToken }, async (path, ct) =>
+            {
+                try
+                {
+                    await RecallAsync(path, ct);
+                }
+                catch (Exception ex) when (ex is GeoDriveException or IOException)
+                {
+                    // Left a stub: recalled at its first open instead.
+                    _logger.LogInformation("{Drive}: '{Path}', told of by a peer, was not recalled at once: {Message}", Name, path, ex.Message);
+                }
+            });
+        }
+        return followed;
+    }
+
+    private string? PathOfKey(string key)
+    {
+        try
+        {
+            return DrivePath.FromObjectKey(key, Options.Prefix);
+        }
+        catch (GeoDriveException)
+        {
+            return null;
+        }
+    }
+
+    /// <summary>A drive that hears its peers, at start: every folder the cache has is listed again, to catch up with what it missed while down.</summary>
+    public async Task<TreeSync> CatchUpWithBucketAsync(CancellationToken cancellationToken = default)
+    {
+        var synced = await _sync.SyncKnownFoldersAsync(cancellationToken);
+        Record(DriveEventKind.Sync, null,
+            $"Caught up with the bucket at start: {synced.Folders} folder(s) listed again; {synced.StubsMade} stub(s) and {synced.FoldersMade} folder(s) made.");
         return synced;
     }
 

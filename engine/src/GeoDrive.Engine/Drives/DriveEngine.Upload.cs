@@ -300,6 +300,7 @@ public sealed partial class DriveEngine
             result = entry;
         }
         Transfers.Uploaded(local.Size);
+        ChangeMade(new BucketChangeMade(BucketChangeMadeKind.Put, key));
         _uploads.WentThrough(path);
         return result;
     }

@@ -70,7 +70,7 @@ public sealed partial class DriveEngine : IAsyncDisposable
         _sync = new BucketSync(options, store, index, _life, _locks, _renamed, _owedChanges, () => _policy, clock, Recalls.IsRecalling, _open.ContainsKey,
             path => LocalCopyReplaced?.Invoke(path), Record, _logger);
         _settler = new OwedChangeSettler(options, store, index, _life, _locks, _uploadLocks, _beingDeleted, _renamed, _owedChanges, () => _policy, () => SiteId,
-            CopyFailedAsync, RenamedOntoTakenNameAsync, RescueDisplacedStubAsync, () => _uploads.EndpointAnswered(), Record);
+            CopyFailedAsync, RenamedOntoTakenNameAsync, RescueDisplacedStubAsync, () => _uploads.EndpointAnswered(), Record, ChangeMade);
         _accessWaits = new AccessWaitStubbing(() => _policy, visit => _index.VisitByState(FileState.Cached, visit), _open.ContainsKey, StubAsync, Record, clock, options.TickBatchSize);
         _thresholds = new CacheThresholds(options.CacheVolume ?? new FolderVolume(options.CachePath), () => _policy,
             visit => _index.VisitByState(FileState.Cached, visit), _open.ContainsKey, StubAsync, Record);
@@ -190,6 +190,9 @@ public sealed partial class DriveEngine : IAsyncDisposable
     /// <summary>Puts a policy event (reloaded, refused) in the drive's event log, beside the file events it explains.</summary>
     public void RecordPolicyEvent(string message, string? errorId = null) => Record(DriveEventKind.Policy, null, message, errorId);
 
+    /// <summary>Puts an event of the host's (a peer's notice refused, a peer down) in the drive's event log.</summary>
+    public void RecordEvent(DriveEventKind kind, string? path, string message, string? errorId = null) => Record(kind, path, message, errorId);
+
     public FileEntry? GetFile(string path) => _index.Get(DrivePath.Normalize(path));
 
     /// <summary>Index entries whose path matches a wildcard pattern (see <see cref="FileQuery"/>).</summary>
@@ -251,6 +254,14 @@ public sealed partial class DriveEngine : IAsyncDisposable
     /// Windows Event Log. Called on the recording thread: a handler must be quick and must not throw.
     /// </summary>
     public event Action<DriveEvent>? EventRecorded;
+
+    /// <summary>
+    /// Each change this drive made in its bucket, once it is done: an upload verified, a delete made, a rename's copy
+    /// recorded (the host tells the drive's peers). Called on the engine's thread: a handler must be quick and must not throw.
+    /// </summary>
+    public event Action<BucketChangeMade>? BucketChangeMade;
+
+    private void ChangeMade(BucketChangeMade change) => BucketChangeMade?.Invoke(change);
 
     private void Record(DriveEventKind kind, string? path, string message, string? errorId = null)
     {

@@ -24,6 +24,7 @@ namespace GeoDrive.Engine.Drives;
 /// <param name="rescueDisplaced">Before a copy lands on a key: a renamed file whose bytes still live there (its own copy
 /// still owed) comes home first, as before an upload to the key.</param>
 /// <param name="endpointAnswered">The endpoint answered a change: what waited only for it (owed changes, uploads) goes now.</param>
+/// <param name="made">Told of each delete and rename's copy once it is done (the sites sharing the bucket hear of it).</param>
 internal sealed class OwedChangeSettler(
     DriveEngineOptions options,
     IObjectStore store,
@@ -40,7 +41,8 @@ internal sealed class OwedChangeSettler(
     Func<string, string, CancellationToken, Task> ontoTakenName,
     Func<string, string, CancellationToken, Task> rescueDisplaced,
     Action endpointAnswered,
-    Action<DriveEventKind, string?, string, string?> record)
+    Action<DriveEventKind, string?, string, string?> record,
+    Action<BucketChangeMade> made)
 {
     public async Task<int> SettleAsync(CancellationToken cancellationToken)
     {
@@ -168,6 +170,7 @@ internal sealed class OwedChangeSettler(
             owed.Done(change);
             renamed.Forget(key);
             renamed.VersionGone(key);
+            made(new BucketChangeMade(BucketChangeMadeKind.Delete, key));
             return true;
         }
     }
@@ -336,6 +339,7 @@ internal sealed class OwedChangeSettler(
             // After the entry names the new key (a crash between leaves an old copy, never the only one).
             owed.OweDeletes([from]);
             owed.Done(change);
+            made(new BucketChangeMade(BucketChangeMadeKind.Rename, change.Key, from));
         }
     }
 

@@ -40,6 +40,9 @@ public sealed class PolicyEvaluator
 
     public TimeSpan UpdateWait => Policy.UpdateWait.Value;
 
+    /// <summary>What the drive does with a file a peer told it of: a stub, or a stub recalled at once.</summary>
+    public PeerChangeAction PeerChanges => Policy.PeerChanges.Value;
+
     /// <summary>True when an exclude names the path or a folder it is in: never uploaded, never stubbed.</summary>
     public bool IsExcluded(string path, bool isDirectory) => ExcludedBy(path, isDirectory) is not null;
 

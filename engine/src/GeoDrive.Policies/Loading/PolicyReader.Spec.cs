@@ -161,7 +161,7 @@ internal sealed partial class PolicyReader
 
     private UploadSettings ReadUpload(YamlNode node)
     {
-        var section = ReadSection(node, "spec.upload", "mode", "settle", "updateWait");
+        var section = ReadSection(node, "spec.upload", "mode", "settle", "updateWait", "peerChanges");
         return section is null
             ? new UploadSettings()
             : new UploadSettings
@@ -169,6 +169,7 @@ internal sealed partial class PolicyReader
                 Mode = Choice(section, "mode", ("async", UploadMode.Async), ("sync", UploadMode.Sync)),
                 Settle = Duration(section, "settle"),
                 UpdateWait = Duration(section, "updateWait"),
+                PeerChanges = Choice(section, "peerChanges", ("stub", PeerChangeAction.Stub), ("recall", PeerChangeAction.Recall)),
             };
     }
 

@@ -45,6 +45,7 @@ public sealed partial class EffectivePolicy
         Add("spec.upload.mode", UploadMode, m => m.ToString().ToLowerInvariant());
         Add("spec.upload.settle", Settle, PolicyUnits.FormatDuration);
         Add("spec.upload.updateWait", UpdateWait, PolicyUnits.FormatDuration);
+        Add("spec.upload.peerChanges", PeerChanges, a => a.ToString().ToLowerInvariant());
         for (var i = 0; i < Excludes.Count; i++)
         {
             settings.Add(new($"spec.excludes[{i}]", Excludes[i].Pattern, Excludes[i].Origin));

@@ -30,6 +30,7 @@ public sealed partial class EffectivePolicy
     public PolicyValue<UploadMode> UploadMode { get; private init; } = PolicyValue.Default(PolicyDefaults.Mode);
     public PolicyValue<TimeSpan> Settle { get; private init; } = PolicyValue.Default(PolicyDefaults.Settle);
     public PolicyValue<TimeSpan> UpdateWait { get; private init; } = PolicyValue.Default(PolicyDefaults.UpdateWait);
+    public PolicyValue<PeerChangeAction> PeerChanges { get; private init; } = PolicyValue.Default(PolicyDefaults.PeerChanges);
 
     public IReadOnlyList<PathPattern> Excludes { get; private init; } = [];
     public IReadOnlyList<MetadataRule> Metadata { get; private init; } = [];
@@ -72,6 +73,7 @@ public sealed partial class EffectivePolicy
             UploadMode = Last(docs, d => d.Upload.Mode, PolicyDefaults.Mode),
             Settle = Last(docs, d => d.Upload.Settle, PolicyDefaults.Settle),
             UpdateWait = Last(docs, d => d.Upload.UpdateWait, PolicyDefaults.UpdateWait),
+            PeerChanges = Last(docs, d => d.Upload.PeerChanges, PolicyDefaults.PeerChanges),
             Excludes = [.. docs.SelectMany(d => d.Excludes)],
             Metadata = [.. docs.SelectMany(d => d.Metadata)],
             ProcessExcludes = [.. docs.SelectMany(d => d.ProcessExcludes)],

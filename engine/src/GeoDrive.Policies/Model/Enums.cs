@@ -9,6 +9,15 @@ public enum UploadMode
     Sync,
 }
 
+/// <summary>What a drive does with a file a peer site told it of (spec.upload.peerChanges).</summary>
+public enum PeerChangeAction
+{
+    /// <summary>Show it as a stub; its bytes come when it is opened. The default.</summary>
+    Stub,
+    /// <summary>Show it as a stub and recall it at once.</summary>
+    Recall,
+}
+
 /// <summary>Whether a process triggers a check against the bucket (folderSync, fileSync, fileNotFound).</summary>
 public enum SyncAction
 {

@@ -17,6 +17,7 @@ public static class PolicyDefaults
     public const UploadMode Mode = UploadMode.Async;
     public static readonly TimeSpan Settle = TimeSpan.FromSeconds(30);
     public static readonly TimeSpan UpdateWait = TimeSpan.FromMinutes(5);
+    public const PeerChangeAction PeerChanges = PeerChangeAction.Stub;
 
     /// <summary>0: unlimited.</summary>
     public const long UploadLimit = 0;

@@ -48,6 +48,7 @@ public sealed record UploadSettings
     public PolicyValue<UploadMode>? Mode { get; init; }
     public PolicyValue<TimeSpan>? Settle { get; init; }
     public PolicyValue<TimeSpan>? UpdateWait { get; init; }
+    public PolicyValue<PeerChangeAction>? PeerChanges { get; init; }
 }
 
 /// <summary>

@@ -76,7 +76,31 @@ public sealed class DriveConfigStore
     public void SaveCredential(string driveName, DriveCredential credential) =>
         WriteAtomically(CredentialFile(driveName), Protect(JsonSerializer.SerializeToUtf8Bytes(credential, Json)));
 
-    public void DeleteCredential(string driveName) => File.Delete(CredentialFile(driveName));
+    public void DeleteCredential(string driveName)
+    {
+        File.Delete(CredentialFile(driveName));
+        File.Delete(PeerKeyFile(driveName));
+    }
+
+    /// <summary>The key a drive's sites sign their notices with; kept as the drive's key pair is, never in drives.json. Null: none.</summary>
+    public string? LoadPeerKey(string driveName)
+    {
+        var path = PeerKeyFile(driveName);
+        return File.Exists(path) ? JsonSerializer.Deserialize<StoredPeerKey>(Unprotect(File.ReadAllBytes(path)), Json)?.Key : null;
+    }
+
+    public void SavePeerKey(string driveName, string key) =>
+        WriteAtomically(PeerKeyFile(driveName), Protect(JsonSerializer.SerializeToUtf8Bytes(new StoredPeerKey { Key = key }, Json)));
+
+    // '@' is no character of a drive name: no drive's own credential file can be called this.
+    private string PeerKeyFile(string driveName) => Path.Combine(CredentialsFolder, driveName + "@peer.json");
+
+    private sealed class StoredPeerKey
+    {
+        public required string Key { get; init; }
+
+        public override string ToString() => "PeerKey (hidden)";
+    }
 
     /// <summary>The file holding a drive's key pair (for tests and the administrator's audit).</summary>
     public string CredentialFile(string driveName) => Path.Combine(CredentialsFolder, driveName + ".json");

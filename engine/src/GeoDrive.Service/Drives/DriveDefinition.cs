@@ -32,6 +32,12 @@ public sealed class DriveDefinition
     public string CredentialKind { get; init; } = DriveCredential.KindCredential;
     public string? ProfileName { get; init; }
     public string? ProfileLocation { get; init; }
+
+    /// <summary>The peer listeners (http://host:port) of the sites sharing the bucket, told of this drive's changes.</summary>
+    public string[] Peers { get; set; } = [];
+
+    /// <summary>address:port this drive hears its peers on; null: it does not listen. The peer key is in the credential store.</summary>
+    public string? PeerListen { get; set; }
 }
 
 /// <summary>The access key pair of one drive, kept in a root-only file.</summary>

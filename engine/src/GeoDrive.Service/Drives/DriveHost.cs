@@ -22,6 +22,9 @@ public sealed class DriveHost : IAsyncDisposable
     private readonly IDriveFrontEnd _frontEnd;
     private readonly FrontEndContext _context;
     private IDriveMount? _mount;
+    private Peers.PeerLink? _peers;
+    private Task _catchUp = Task.CompletedTask;
+    private readonly CancellationTokenSource _stopping = new();
 
     private DriveHost(DriveDefinition definition, IFileIndex index, S3ObjectStore store, DriveEngine engine, IDriveFrontEnd frontEnd, FrontEndContext context)
     {
@@ -109,6 +112,66 @@ public sealed class DriveHost : IAsyncDisposable
         }
     }
 
+    /// <summary>
+    /// Tells the drive's peers of its changes and, when it listens, hears theirs (docs/decisions/0020-peers-told-of-changes.md);
+    /// the link in place is replaced. A drive that listens catches up with the bucket in the background when
+    /// <paramref name="catchUp"/> (at its start: it may have missed notices while down). Refused (PeerListenFailed)
+    /// when its listener cannot bind; PeerKeyMissing when peers are named without a key.
+    /// </summary>
+    public async Task StartPeersAsync(string? peerKey, IClock clock, ILogger logger, bool catchUp, CancellationToken cancellationToken)
+    {
+        await StopPeersAsync();
+        var listen = Peers.PeerLink.ParseListen(Definition.PeerListen);
+        if (Definition.Peers.Length == 0 && listen is null)
+        {
+            return;
+        }
+        if (peerKey is null)
+        {
+            throw DriveRequests.PeerKeyMissing();
+        }
+        _peers = await Peers.PeerLink.StartAsync(new Peers.PeerLinkOptions
+        {
+            DriveName = Definition.Name,
+            Bucket = Definition.Bucket,
+            Prefix = Definition.Prefix,
+            Peers = Definition.Peers,
+            Listen = listen,
+        }, peerKey, Engine, clock, logger, cancellationToken);
+        if (catchUp && _peers.Listens)
+        {
+            _catchUp = CatchUpAsync(logger);
+        }
+    }
+
+    private async Task CatchUpAsync(ILogger logger)
+    {
+        await Task.Yield();
+        try
+        {
+            await Engine.CatchUpWithBucketAsync(_stopping.Token);
+        }
+        catch (OperationCanceledException) when (_stopping.IsCancellationRequested)
+        {
+        }
+        catch (Exception ex) when (ex is GeoDriveException or IOException or UnauthorizedAccessException)
+        {
+            Engine.RecordEvent(DriveEventKind.Error, null,
+                $"The catch-up with the bucket at start did not finish: {ex.Message} Folders are synced at their next listing after updateWait; Sync-CloudDrive syncs them all now.",
+                (ex as GeoDriveException)?.ErrorId ?? ErrorIds.StoreError);
+            logger.LogWarning("{Drive}: catch-up with the bucket failed: {Message}", Definition.Name, ex.Message);
+        }
+    }
+
+    private async Task StopPeersAsync()
+    {
+        if (_peers is { } link)
+        {
+            _peers = null;
+            await link.DisposeAsync();
+        }
+    }
+
     public void Mount()
     {
         _mount ??= _frontEnd.Mount(_context);
@@ -186,8 +249,14 @@ public sealed class DriveHost : IAsyncDisposable
             CachedCount = Count(FileState.Cached),
             StubbedCount = Count(FileState.Stubbed) + Count(FileState.Recalling),
             LastError = LastError,
+            Peers = Definition.Peers,
+            PeerListen = Definition.PeerListen,
+            PeerKeySet = PeerKeySet,
         };
     }
+
+    /// <summary>Whether the service keeps a peer key for the drive (set by the registry; the key itself stays there).</summary>
+    public bool PeerKeySet { get; set; }
 
     public DriveStatusInfo ToStatus(DateTimeOffset nowUtc)
     {
@@ -219,6 +288,11 @@ public sealed class DriveHost : IAsyncDisposable
 
     public async ValueTask DisposeAsync()
     {
+        // Peers are told no more and heard no more; a catch-up under way stops.
+        await _stopping.CancelAsync();
+        await StopPeersAsync();
+        await _catchUp;
+        _stopping.Dispose();
         // A recall job still running stops first (recorded as Interrupted; it runs again at the next start).
         await Engine.StopRecallJobsAsync();
         Dismount();

@@ -55,6 +55,8 @@ public sealed partial class DriveRegistry
                 _logger.LogInformation("Drive {Name}: policy files set to {Paths}", definition.Name, string.Join(", ", policyPaths!));
             }
 
+            await ReconfigurePeersAsync(definition, request, restarting: endpointChanged || credentialChanged, cancellationToken);
+
             if (endpointChanged || credentialChanged)
             {
                 await RestartStoreAsync(definition, endpoints, credential, cancellationToken);
@@ -65,6 +67,56 @@ public sealed partial class DriveRegistry
         {
             _gate.Release();
         }
+    }
+
+    /// <summary>
+    /// -Peer, -PeerListen, -PeerKey: checked first (a key for any peer or listener, a port no other drive listens on);
+    /// the running drive's link is started again with them, and a listener that cannot bind puts the old settings back.
+    /// </summary>
+    private async Task ReconfigurePeersAsync(DriveDefinition definition, SetDriveRequest request, bool restarting, CancellationToken cancellationToken)
+    {
+        var peers = request.Peers is null ? definition.Peers : DriveRequests.PeersOf(request.Peers);
+        var listen = request.PeerListen is null ? definition.PeerListen : DriveRequests.PeerListenOf(request.PeerListen);
+        var newKey = DriveRequests.PeerKeyOf(request.PeerKey);
+        var oldKey = _config.LoadPeerKey(definition.Name);
+        var changed = !peers.SequenceEqual(definition.Peers, StringComparer.OrdinalIgnoreCase) || listen != definition.PeerListen
+            || (newKey is not null && newKey != oldKey);
+        if (!changed)
+        {
+            return;
+        }
+        if ((peers.Length > 0 || listen is not null) && (newKey ?? oldKey) is null)
+        {
+            throw DriveRequests.PeerKeyMissing();
+        }
+        if (listen is not null && _definitions.FirstOrDefault(d => d != definition && d.PeerListen == listen) is { } listening)
+        {
+            throw DriveRequests.Invalid($"The drive '{listening.Name}' already listens for its peers on {listen}.", "Give every drive its own -PeerListen port.");
+        }
+        var (oldPeers, oldListen) = (definition.Peers, definition.PeerListen);
+        definition.Peers = peers;
+        definition.PeerListen = listen;
+        if (!restarting && RunningHost(definition.Name) is { } host)
+        {
+            try
+            {
+                await host.StartPeersAsync(newKey ?? oldKey, clock, DriveLogger(definition), catchUp: false, cancellationToken);
+            }
+            catch (GeoDriveException)
+            {
+                (definition.Peers, definition.PeerListen) = (oldPeers, oldListen);
+                await host.StartPeersAsync(oldKey, clock, DriveLogger(definition), catchUp: false, cancellationToken);
+                throw;
+            }
+            host.PeerKeySet = (newKey ?? oldKey) is not null;
+            host.Engine.RecordPolicyEvent($"Peers set (Set-CloudDrive): told {(peers.Length == 0 ? "none" : string.Join(", ", peers))}; listening {(listen ?? "nowhere")}{(newKey is null ? "" : "; new peer key")}.");
+        }
+        if (newKey is not null)
+        {
+            _config.SavePeerKey(definition.Name, newKey);
+        }
+        _config.SaveDefinitions(_definitions);
+        _logger.LogInformation("Drive {Name}: peers {Peers}, listening {Listen} (Set-CloudDrive)", definition.Name, peers.Length == 0 ? "none" : string.Join(", ", peers), listen ?? "nowhere");
     }
 
     /// <summary>The same step the scheduler's hot reload takes, for files named by Set-CloudDrive.</summary>

@@ -80,9 +80,13 @@ public sealed partial class DriveRegistry(ServiceOptions options, IClock clock, 
             await DriveStores.ProbeAsync(definition, credential, null, cancellationToken);
 
             Directory.CreateDirectory(definition.CachePath);
+            var peerKey = DriveRequests.PeerKeyOf(request.PeerKey);
             var host = await DriveHost.OpenAsync(definition, credential, policy, clock, loggers, platform, null, l => KeepLastGoodPolicy(definition.Name, l), cancellationToken);
             try
             {
+                // A listener that cannot bind refuses the drive before anything is kept.
+                await host.StartPeersAsync(peerKey, clock, DriveLogger(definition), catchUp: false, cancellationToken);
+                host.PeerKeySet = peerKey is not null;
                 if (request.Mount)
                 {
                     host.Mount();
@@ -97,6 +101,10 @@ public sealed partial class DriveRegistry(ServiceOptions options, IClock clock, 
             if (definition.CredentialKind == DriveCredential.KindCredential)
             {
                 _config.SaveCredential(definition.Name, credential);
+            }
+            if (peerKey is not null)
+            {
+                _config.SavePeerKey(definition.Name, peerKey);
             }
             _definitions.Add(definition);
             _config.SaveDefinitions(_definitions);
@@ -259,6 +267,27 @@ public sealed partial class DriveRegistry(ServiceOptions options, IClock clock, 
         }
     }
 
+    /// <summary>
+    /// The drive's peer link at a start: a listener that cannot bind (its port taken meanwhile) leaves the drive running,
+    /// untold, with an event and a log line saying why; the drive catches up with the bucket in the background.
+    /// </summary>
+    private async Task StartPeersAsync(DriveHost host, bool catchUp, CancellationToken cancellationToken)
+    {
+        var peerKey = _config.LoadPeerKey(host.Definition.Name);
+        host.PeerKeySet = peerKey is not null;
+        try
+        {
+            await host.StartPeersAsync(peerKey, clock, DriveLogger(host.Definition), catchUp, cancellationToken);
+        }
+        catch (GeoDriveException ex)
+        {
+            _logger.LogError("Drive {Name}: its peers are not told or heard: {Message} ({ErrorId})", host.Definition.Name, ex.Message, ex.ErrorId);
+            host.Engine.RecordEvent(GeoDrive.Core.Model.DriveEventKind.Error, null, $"Peers are not told or heard: {ex.Message} {ex.Remedy}", ex.ErrorId);
+        }
+    }
+
+    private ILogger DriveLogger(DriveDefinition definition) => loggers.CreateLogger($"GeoDrive.Drive.{definition.Name}");
+
     private readonly Dictionary<string, string> _startErrors = new(StringComparer.OrdinalIgnoreCase);
 
     private async Task<DriveHost> StartDriveAsync(DriveDefinition definition, CancellationToken cancellationToken)
@@ -274,6 +303,7 @@ public sealed partial class DriveRegistry(ServiceOptions options, IClock clock, 
             host.Engine.RecordPolicyEvent(message, refused.ErrorId);
         }
         host.Engine.UploadsSuspended = definition.Suspended;
+        await StartPeersAsync(host, catchUp: true, cancellationToken);
         _drives[definition.Name] = host;
         _startErrors.Remove(definition.Name);
         return host;
@@ -329,6 +359,9 @@ public sealed partial class DriveRegistry(ServiceOptions options, IClock clock, 
                 CredentialKind = definition.CredentialKind,
                 ProfileName = definition.ProfileName,
                 ProfileLocation = definition.ProfileLocation,
+                Peers = definition.Peers,
+                PeerListen = definition.PeerListen,
+                PeerKeySet = _config.LoadPeerKey(definition.Name) is not null,
             };
 
     private DriveDefinition Definition(string name) =>

@@ -80,9 +80,21 @@ internal static partial class DriveRequests
             throw new GeoDriveException(ErrorIds.CredentialMissing, ErrorKind.InvalidArgument, "No access key and secret key, and no AWS profile, was given.",
                 "Pass -Credential with the access key as user name and the secret key as password, or -ProfileName with an AWS profile.");
         }
+        var peers = PeersOf(request.Peers);
+        var peerListen = PeerListenOf(request.PeerListen);
+        if ((peers.Length > 0 || peerListen is not null) && PeerKeyOf(request.PeerKey) is null)
+        {
+            throw PeerKeyMissing();
+        }
+        if (peerListen is not null && existing.FirstOrDefault(d => d.PeerListen == peerListen) is { } listening)
+        {
+            throw Invalid($"The drive '{listening.Name}' already listens for its peers on {peerListen}.", "Give every drive its own -PeerListen port.");
+        }
         var prefix = (request.Prefix ?? "").Trim('/');
         return new DriveDefinition
         {
+            Peers = peers,
+            PeerListen = peerListen,
             Name = request.Name!,
             CachePath = cache,
             MountPath = mount,
@@ -156,6 +168,36 @@ internal static partial class DriveRequests
         }
         return new DriveCredential { AccessKey = request.AccessKey, SecretKey = request.SecretKey };
     }
+
+    /// <summary>-Peer: the peer listeners' URLs (http or https, host and port), normalised, no repeats.</summary>
+    public static string[] PeersOf(string[]? peers) =>
+        (peers ?? []).Where(p => !string.IsNullOrWhiteSpace(p)).Select(p =>
+                Uri.TryCreate(p.Trim(), UriKind.Absolute, out var uri) && (uri.Scheme == "http" || uri.Scheme == "https") && uri.AbsolutePath == "/" && string.IsNullOrEmpty(uri.Query)
+                    ? uri.GetLeftPart(UriPartial.Authority)
+                    : throw Invalid($"'{p}' is not a peer's URL.", "Give the other site's -PeerListen address as a URL, e.g. http://site-b.example.com:7701."))
+            .Distinct(StringComparer.OrdinalIgnoreCase).ToArray();
+
+    /// <summary>-PeerListen: "address:port" (an IP address of this host), or a port alone for loopback; "" or null: none.</summary>
+    public static string? PeerListenOf(string? listen)
+    {
+        if (string.IsNullOrWhiteSpace(listen))
+        {
+            return null;
+        }
+        return Peers.PeerLink.ParseListen(listen) is { } endpoint
+            ? endpoint.ToString()
+            : throw Invalid($"'{listen}' is not an address to listen on.", "Give an IP address of this host and a port, e.g. 0.0.0.0:7701 (every interface) or 127.0.0.1:7701 (this host only), or a port alone for 127.0.0.1.");
+    }
+
+    /// <summary>-PeerKey: at least 16 characters (a shared secret, e.g. 32 random bytes in base64); null when none was given.</summary>
+    public static string? PeerKeyOf(string? key) =>
+        key is null || key.Length == 0 ? null
+        : key.Length >= 16 ? key
+        : throw Invalid("The peer key is shorter than 16 characters.", "Give every site of the drive the same long random key, e.g. [Convert]::ToBase64String([Security.Cryptography.RandomNumberGenerator]::GetBytes(32)).");
+
+    public static GeoDriveException PeerKeyMissing() => new(ErrorIds.PeerKeyMissing, ErrorKind.InvalidArgument,
+        "Peers or a peer listener were given, but no peer key: notices between sites are signed with it.",
+        "Pass -PeerKey (a SecureString) with the same key on every site of the drive.");
 
     public static Uri EndpointUrl(string? url) =>
         Uri.TryCreate(url, UriKind.Absolute, out var endpoint) && (endpoint.Scheme == "http" || endpoint.Scheme == "https")

@@ -79,6 +79,20 @@ public sealed class NewCloudDriveCommand : GeoDriveCmdlet
     /// </summary>
     [Parameter]
     public SwitchParameter CaseInsensitive { get; set; }
+    /// <summary>The peer listeners (http://host:port) of the other sites' drives on the same bucket and prefix: told of this drive's uploads, renames and deletes.</summary>
+    [Parameter]
+    [ValidateNotNullOrEmpty]
+    public string[] Peer { get; set; } = [];
+
+    /// <summary>address:port where this drive hears its peers (e.g. 0.0.0.0:7701; a port alone listens on 127.0.0.1). Off when left out.</summary>
+    [Parameter]
+    [ValidateNotNullOrEmpty]
+    public string PeerListen { get; set; } = "";
+
+    /// <summary>The key every site of the drive shares, signing its notices (16 characters or more); kept only by the service, in its protected store.</summary>
+    [Parameter]
+    [ValidateNotNull]
+    public System.Security.SecureString? PeerKey { get; set; }
 
     #endregion
 
@@ -110,6 +124,9 @@ public sealed class NewCloudDriveCommand : GeoDriveCmdlet
             Mount = !NoMount,
             IncludeCacheInBackup = IncludeCacheInBackup,
             CaseInsensitive = MyInvocation.BoundParameters.ContainsKey(nameof(CaseInsensitive)) ? CaseInsensitive.IsPresent : null,
+            Peers = Peer,
+            PeerListen = PeerListen.Length == 0 ? null : PeerListen,
+            PeerKey = PeerKey is null ? null : new System.Net.NetworkCredential("", PeerKey).Password,
         };
         // A refused drive leaves nothing to go on with: terminating, so `$ErrorActionPreference` need not be Stop.
         try

@@ -34,6 +34,20 @@ public sealed class SetCloudDriveCommand : DriveStateCmdlet
     /// <summary>Fixed when a drive is made: the drive's own value changes nothing, the other is refused (CaseSensitivityFixed).</summary>
     [Parameter]
     public SwitchParameter CaseInsensitive { get; set; }
+    /// <summary>The peer listeners told of the drive's changes; @() tells none.</summary>
+    [Parameter]
+    [AllowEmptyCollection]
+    public string[]? Peer { get; set; }
+
+    /// <summary>address:port where the drive hears its peers; '' stops listening.</summary>
+    [Parameter]
+    [AllowEmptyString]
+    public string? PeerListen { get; set; }
+
+    /// <summary>A new peer key (every site of the drive must hold the same).</summary>
+    [Parameter]
+    [ValidateNotNull]
+    public System.Security.SecureString? PeerKey { get; set; }
 
     #endregion
 
@@ -42,7 +56,7 @@ public sealed class SetCloudDriveCommand : DriveStateCmdlet
     protected override void BeginProcessing()
     {
         var caseInsensitive = MyInvocation.BoundParameters.ContainsKey(nameof(CaseInsensitive)) ? CaseInsensitive.IsPresent : (bool?)null;
-        if (PolicyPath is null && Endpoint is null && Credential is null && caseInsensitive is null)
+        if (PolicyPath is null && Endpoint is null && Credential is null && caseInsensitive is null && Peer is null && PeerListen is null && PeerKey is null)
         {
             ThrowTerminatingError(NewError(ErrorIds.InvalidRequest, ErrorKind.InvalidArgument,
                 Messages.NothingToSet, Messages.NothingToSetRemedy, null));
@@ -55,10 +69,13 @@ public sealed class SetCloudDriveCommand : DriveStateCmdlet
             AccessKey = Credential?.UserName,
             SecretKey = Credential?.GetNetworkCredential().Password,
             CaseInsensitive = caseInsensitive,
+            Peers = Peer?.Where(p => !string.IsNullOrWhiteSpace(p)).ToArray(),
+            PeerListen = PeerListen,
+            PeerKey = PeerKey is null ? null : new System.Net.NetworkCredential("", PeerKey).Password,
         };
     }
 
-    protected override string Action => Messages.SetCloudDriveAction(_request.PolicyPaths, _request.Endpoints, _request.AccessKey);
+    protected override string Action => Messages.SetCloudDriveAction(_request.PolicyPaths, _request.Endpoints, _request.AccessKey, _request.Peers, _request.PeerListen, _request.PeerKey is not null);
 
     protected override Task<DriveInfo> SendAsync(GeoDriveClient client, string name, CancellationToken cancellationToken) =>
         client.SetDriveAsync(name, _request, cancellationToken);

@@ -72,13 +72,16 @@ internal static class Messages
 
     // Set-CloudDrive
     public const string NothingToSet = "Set-CloudDrive was given nothing to change.";
-    public const string NothingToSetRemedy = "Give -PolicyPath, -Endpoint or -Credential.";
+    public const string NothingToSetRemedy = "Give -PolicyPath, -Endpoint, -Credential, -Peer, -PeerListen or -PeerKey.";
 
-    public static string SetCloudDriveAction(string[]? policyPaths, string[]? endpoints, string? accessKey) =>
+    public static string SetCloudDriveAction(string[]? policyPaths, string[]? endpoints, string? accessKey, string[]? peers = null, string? peerListen = null, bool peerKey = false) =>
         "Set " + string.Join("; ", new[]
         {
             policyPaths is null ? null : policyPaths.Length == 0 ? "no policy files (built-in defaults)" : "policy files " + string.Join(", ", policyPaths),
             endpoints is null ? null : "endpoint " + string.Join(", ", endpoints) + " (restarts the drive's store)",
             accessKey is null ? null : $"credential with access key {GeoDrive.Core.Model.AccessKeys.Mask(accessKey)} (restarts the drive's store)",
+            peers is null ? null : peers.Length == 0 ? "no peers" : "peers " + string.Join(", ", peers),
+            peerListen is null ? null : peerListen.Length == 0 ? "no peer listener" : "peer listener on " + peerListen,
+            peerKey ? "a new peer key" : null,
         }.Where(s => s is not null));
 }
