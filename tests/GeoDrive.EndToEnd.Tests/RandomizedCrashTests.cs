@@ -25,7 +25,7 @@ public sealed class RandomizedCrashTests(S3ServerFixture s3, ITestOutputHelper o
     public async Task Random_operations_kills_and_outages_never_lose_or_change_a_byte_of_any_file()
     {
         var seed = Setting("GEODRIVE_CRASH_SEED", Random.Shared.Next());
-        var rounds = Setting("GEODRIVE_CRASH_ROUNDS", 20);
+        var rounds = Setting("GEODRIVE_CRASH_ROUNDS", 10);
         var operations = Setting("GEODRIVE_CRASH_OPERATIONS", 100);
         var kills = Setting("GEODRIVE_CRASH_KILLS", 2);
         output.WriteLine($"seed {seed} (replay: GEODRIVE_CRASH_SEED={seed}); {rounds} rounds of {operations} operations, {kills} kills each");
