@@ -1,4 +1,3 @@
-using System.Diagnostics;
 using GeoDrive.Api;
 using GeoDrive.Engine.Layout;
 using GeoDrive.TestSupport;
@@ -28,15 +27,7 @@ public sealed class FilePropertyTests(S3ServerFixture s3) : IAsyncLifetime
         await _newHost.DisposeAsync();
     }
 
-    private static string Run(string file, params string[] args)
-    {
-        using var process = Process.Start(new ProcessStartInfo(file, args) { RedirectStandardOutput = true, RedirectStandardError = true })!;
-        var output = process.StandardOutput.ReadToEnd();
-        var error = process.StandardError.ReadToEnd();
-        process.WaitForExit();
-        Assert.True(process.ExitCode == 0, $"{file} {string.Join(' ', args)}: {error}");
-        return output;
-    }
+    private static string Run(string file, params string[] args) => Command.Output(file, args);
 
     /// <summary>What a user sees of a file's properties through a mount, without its path: stat, getfattr and getfacl.</summary>
     private static string Properties(string mounted) => string.Join("\n",

@@ -1,4 +1,3 @@
-using System.Diagnostics;
 using GeoDrive.Core.Model;
 using GeoDrive.Engine.Layout;
 using GeoDrive.TestSupport;
@@ -24,16 +23,7 @@ public sealed class FilePropertiesTests(S3ServerFixture s3) : IClassFixture<S3Se
     /// <summary>Nine digits after the second: what a 100 ns tick cannot hold.</summary>
     private const string ExactTime = "2025-06-01 12:00:00.123456789 +0000";
 
-    private static string Run(string file, params string[] args)
-    {
-        var psi = new ProcessStartInfo(file, args) { RedirectStandardOutput = true, RedirectStandardError = true };
-        using var process = Process.Start(psi)!;
-        var output = process.StandardOutput.ReadToEnd();
-        var error = process.StandardError.ReadToEnd();
-        process.WaitForExit();
-        Assert.True(process.ExitCode == 0, $"{file} {string.Join(' ', args)}: {error}");
-        return output;
-    }
+    private static string Run(string file, params string[] args) => Command.Output(file, args);
 
     /// <summary>Owner, group, mode and time to the nanosecond, as stat shows them.</summary>
     private static string Stat(string local) => Run("stat", "-c", "%u:%g %a %y", local).Trim();
