@@ -68,6 +68,14 @@ public sealed class DriveScenario : IDisposable
         New-CloudDrive -Name $name -CachePath $cache -MountPath $mnt -Endpoint $endpoint -Bucket $bucket -Credential $cred -PolicyPath $policy
         """;
 
+    /// <summary>New-CloudDrive for this scenario on <paramref name="service"/>, over <paramref name="bucket"/> (another scenario's for a second site or host).</summary>
+    public void CreateOn(ServiceProcess service, string bucket)
+    {
+        using var ps = new PowerShellSession(service.SocketPath);
+        ps.Invoke(NewDriveScript, Variables(bucket: bucket));
+        Assert.True(ps.LastErrors.Count == 0, string.Join("\n", ps.LastErrors));
+    }
+
     public string Mounted(string path) => Path.Combine(MountPath, path);
 
     public string Cached(string path) => Path.Combine(CachePath, path);

@@ -36,19 +36,13 @@ public sealed class FilePropertyTests(S3ServerFixture s3) : IAsyncLifetime
             .Split('\n').Where(l => !l.StartsWith("user.geodrive.state", StringComparison.Ordinal)).Aggregate("", (a, l) => a + l + "\n").Trim(),
         Run("getfacl", "--absolute-names", "--omit-header", mounted).Trim());
 
-    private static void NewDrive(ServiceProcess service, DriveScenario drive, string bucket)
-    {
-        using var ps = new PowerShellSession(service.SocketPath);
-        ps.Invoke(DriveScenario.NewDriveScript, drive.Variables(bucket: bucket));
-        Assert.True(ps.LastErrors.Count == 0, string.Join("\n", ps.LastErrors));
-    }
 
     [Fact]
     public async Task Owner_mode_nanosecond_time_attributes_and_ACL_set_through_the_mount_survive_a_stub_a_recall_and_a_new_host()
     {
         using var site = new DriveScenario(s3, DriveScenario.Policy(settle: "0s"));
         using var newHost = new DriveScenario(s3, DriveScenario.Policy(settle: "0s"));
-        NewDrive(_site, site, site.Bucket);
+        site.CreateOn(_site, site.Bucket);
         var bytes = DriveRig.RandomBytes(150_000, 21);
         Directory.CreateDirectory(site.Mounted("scans"));
         var file = site.Mounted("scans/invoice.pdf");
@@ -82,7 +76,7 @@ public sealed class FilePropertyTests(S3ServerFixture s3) : IAsyncLifetime
         Assert.Equal(expected, Properties(file));
 
         // A new host: its own service, cache and mount over the same bucket, the drive rebuilt from the bucket alone.
-        NewDrive(_newHost, newHost, site.Bucket);
+        newHost.CreateOn(_newHost, site.Bucket);
         using (var ps = new PowerShellSession(_newHost.SocketPath))
         {
             ps.Invoke("Sync-CloudDrive -Drive $name", newHost.Variables());

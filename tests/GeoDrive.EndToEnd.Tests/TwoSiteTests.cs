@@ -36,12 +36,6 @@ public sealed class TwoSiteTests(S3ServerFixture s3) : IAsyncLifetime
         await _west.DisposeAsync();
     }
 
-    private static void NewDrive(ServiceProcess service, DriveScenario site, string bucket)
-    {
-        using var ps = new PowerShellSession(service.SocketPath);
-        ps.Invoke(DriveScenario.NewDriveScript, site.Variables(bucket: bucket));
-        Assert.True(ps.LastErrors.Count == 0, string.Join("\n", ps.LastErrors));
-    }
 
     private static async Task WaitCachedAsync(ServiceProcess service, DriveScenario site, string path)
     {
@@ -60,8 +54,8 @@ public sealed class TwoSiteTests(S3ServerFixture s3) : IAsyncLifetime
     {
         using var east = new DriveScenario(s3, Policy);
         using var west = new DriveScenario(s3, Policy);
-        NewDrive(_east, east, east.Bucket);
-        NewDrive(_west, west, east.Bucket);
+        east.CreateOn(_east, east.Bucket);
+        west.CreateOn(_west, east.Bucket);
         Directory.CreateDirectory(east.Mounted("docs"));
         Directory.CreateDirectory(west.Mounted("docs"));
         Assert.Empty(List(west, "docs"));
@@ -92,8 +86,8 @@ public sealed class TwoSiteTests(S3ServerFixture s3) : IAsyncLifetime
     {
         using var east = new DriveScenario(s3, Policy);
         using var west = new DriveScenario(s3, Policy);
-        NewDrive(_east, east, east.Bucket);
-        NewDrive(_west, west, east.Bucket);
+        east.CreateOn(_east, east.Bucket);
+        west.CreateOn(_west, east.Bucket);
         var first = DriveRig.RandomBytes(10_000, 9);
         var second = DriveRig.RandomBytes(30_000, 10);
         await File.WriteAllBytesAsync(east.Mounted("table.csv"), first);
@@ -117,8 +111,8 @@ public sealed class TwoSiteTests(S3ServerFixture s3) : IAsyncLifetime
     {
         using var east = new DriveScenario(s3, Policy);
         using var west = new DriveScenario(s3, Policy);
-        NewDrive(_east, east, east.Bucket);
-        NewDrive(_west, west, east.Bucket);
+        east.CreateOn(_east, east.Bucket);
+        west.CreateOn(_west, east.Bucket);
         var original = DriveRig.RandomBytes(20_000, 11);
         var eastVersion = DriveRig.RandomBytes(21_000, 12);
         var westVersion = DriveRig.RandomBytes(22_000, 13);
@@ -153,8 +147,8 @@ public sealed class TwoSiteTests(S3ServerFixture s3) : IAsyncLifetime
     {
         using var east = new DriveScenario(s3, Policy);
         using var west = new DriveScenario(s3, Policy);
-        NewDrive(_east, east, east.Bucket);
-        NewDrive(_west, west, east.Bucket);
+        east.CreateOn(_east, east.Bucket);
+        west.CreateOn(_west, east.Bucket);
         await File.WriteAllBytesAsync(east.Mounted("scan.tif"), DriveRig.RandomBytes(50_000, 8));
         await WaitCachedAsync(_east, east, "scan.tif");
         await DriveScenario.EventuallyAsync(() => List(west, "").Contains("scan.tif"), "scan.tif listed on the other site as a stub", seconds: 10);

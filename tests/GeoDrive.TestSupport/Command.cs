@@ -8,6 +8,17 @@ public static class Command
     /// <summary>The tool's standard output; a tool that fails fails the test with its own words.</summary>
     public static string Output(string file, params string[] arguments)
     {
+        var (exitCode, output, error) = Run(file, arguments);
+        if (exitCode != 0)
+        {
+            throw new InvalidOperationException($"{file} {string.Join(' ', arguments)} exited {exitCode}: {error}");
+        }
+        return output;
+    }
+
+    /// <summary>Runs the tool to its end: its exit code, standard output and standard error.</summary>
+    public static (int ExitCode, string Output, string Error) Run(string file, params string[] arguments)
+    {
         var start = new ProcessStartInfo(file) { RedirectStandardOutput = true, RedirectStandardError = true };
         foreach (var argument in arguments)
         {
@@ -17,10 +28,6 @@ public static class Command
         var output = process.StandardOutput.ReadToEndAsync();
         var error = process.StandardError.ReadToEndAsync();
         process.WaitForExit();
-        if (process.ExitCode != 0)
-        {
-            throw new InvalidOperationException($"{file} {string.Join(' ', arguments)} exited {process.ExitCode}: {error.Result}");
-        }
-        return output.Result;
+        return (process.ExitCode, output.Result, error.Result);
     }
 }

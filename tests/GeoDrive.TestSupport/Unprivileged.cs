@@ -1,5 +1,3 @@
-using System.Diagnostics;
-
 namespace GeoDrive.TestSupport;
 
 /// <summary>A command run as the real unprivileged user <c>nobody</c> (setpriv: no capabilities, no supplementary groups).</summary>
@@ -11,15 +9,7 @@ public static class Unprivileged
     /// <summary>A command run as the test itself (root), e.g. to hand a folder to nobody.</summary>
     public static (int ExitCode, string Output) RunAsService(string file, params string[] arguments)
     {
-        var start = new ProcessStartInfo(file) { RedirectStandardOutput = true, RedirectStandardError = true };
-        foreach (var argument in arguments)
-        {
-            start.ArgumentList.Add(argument);
-        }
-        using var process = Process.Start(start)!;
-        var output = process.StandardOutput.ReadToEndAsync();
-        var error = process.StandardError.ReadToEndAsync();
-        process.WaitForExit();
-        return (process.ExitCode, output.Result + error.Result);
+        var (exitCode, output, error) = Command.Run(file, arguments);
+        return (exitCode, output + error);
     }
 }

@@ -24,20 +24,15 @@ public sealed partial class FuseMount
         IsRoot(fusePath, out var root) ? root.UTimens(times) : PropertyCall(fusePath, path => _cache.UTimens(path, times));
 
     /// <summary>A call that changes a file's properties: done in the cache, then told to the engine when it succeeded.</summary>
-    private int PropertyCall(string fusePath, Func<string, int> call)
+    private int PropertyCall(string fusePath, Func<string, int> call) => Guarded(fusePath, path =>
     {
-        var path = Named(fusePath);
-        if (_drive.IsInternalPath(path))
-        {
-            return -Errno.ENOENT;
-        }
         var result = call(path);
         if (result == 0)
         {
             _drive.PropertiesChanged(path, CurrentCaller());
         }
         return result;
-    }
+    });
 
     private bool IsRoot(string? fusePath, out MountRoot root)
     {

@@ -55,7 +55,7 @@ public sealed partial record StubMark(long Size, DateTimeOffset ModifiedUtc, str
         var text = string.Join('\n', Version, mark.Size.ToString(CultureInfo.InvariantCulture),
             mark.ModifiedUtc.UtcTicks.ToString(CultureInfo.InvariantCulture), mark.KeyHash, mark.Key ?? "");
         var bytes = Encoding.UTF8.GetBytes(text);
-        if (Native.FSetXAttr(handle, Name, bytes, (nuint)bytes.Length, 0) != 0)
+        if (FileProperties.Native.FSetXAttr(handle, Name, bytes, (nuint)bytes.Length, 0) != 0)
         {
             throw new IOException($"The stub mark could not be written on '{localPath}' (errno {Marshal.GetLastPInvokeError()}); the cache volume must support user extended attributes.");
         }
@@ -98,22 +98,16 @@ public sealed partial record StubMark(long Size, DateTimeOffset ModifiedUtc, str
     {
         if (!OperatingSystem.IsWindows())
         {
-            _ = Native.FRemoveXAttr(handle, Name);
+            _ = FileProperties.Native.FRemoveXAttr(handle, Name);
         }
     }
 
     private static partial class Native
     {
-        [LibraryImport("libc", EntryPoint = "fsetxattr", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
-        public static partial int FSetXAttr(SafeFileHandle fd, string name, byte[] value, nuint size, int flags);
-
         [LibraryImport("libc", EntryPoint = "lgetxattr", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
         public static partial nint LGetXAttr(string path, string name, byte[] value, nuint size);
 
         [LibraryImport("libc", EntryPoint = "lremovexattr", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
         public static partial int LRemoveXAttr(string path, string name);
-
-        [LibraryImport("libc", EntryPoint = "fremovexattr", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
-        public static partial int FRemoveXAttr(SafeFileHandle fd, string name);
     }
 }
