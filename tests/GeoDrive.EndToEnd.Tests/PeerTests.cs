@@ -117,7 +117,9 @@ public sealed class PeerTests(S3ServerFixture s3) : IAsyncLifetime
 
         // Nothing on the west lists or looks up 'reports': its cache and index get the stub from the notice alone.
         await WaitStateAsync(_west, west, "reports/2026/q3.bin", "Stubbed", seconds: 10);
-        Assert.True(File.Exists(west.Cached("reports/2026/q3.bin")));
+        // The index shows the stub before its cache file exists (index first, so a crash between leaves nothing that
+        // looks like data): CI once looked in that moment (2026-11-27).
+        await DriveScenario.EventuallyAsync(() => File.Exists(west.Cached("reports/2026/q3.bin")), "the stub's cache file on the west", seconds: 10);
         Assert.Equal(bytes, await File.ReadAllBytesAsync(west.Mounted("reports/2026/q3.bin")));
     }
 
