@@ -143,6 +143,97 @@ public sealed class CaseInsensitiveDriveTests(S3ServerFixture s3) : IClassFixtur
         Assert.Equal(FileState.Cached, rig.StateOf("Photo.JPG"));
     }
 
+    /// <summary>As the mount does: the cache changes first, then the engine is told.</summary>
+    private static void RenameByMount(DriveRig rig, string from, string to)
+    {
+        File.Move(rig.Local(from), rig.Local(to));
+        rig.Engine.Renamed(from, to, rig.Caller, isDirectory: false);
+    }
+
+    private static void MakeFolderByMount(DriveRig rig, string path)
+    {
+        Directory.CreateDirectory(rig.Local(path));
+        rig.Engine.Created(path, rig.Caller, isDirectory: true);
+    }
+
+    [Fact]
+    public async Task A_renamed_stub_is_copied_to_its_new_lower_case_key_and_is_recalled_from_it_across_a_restart()
+    {
+        var rig = await StartAsync(caseInsensitive: true);
+        var bytes = DriveRig.RandomBytes(6_000, 5);
+        await rig.WriteAsync("Docs/Report.TXT", bytes);
+        await rig.Engine.UploadAsync("Docs/Report.TXT");
+        await rig.Engine.StubAsync("Docs/Report.TXT");
+
+        RenameByMount(rig, "Docs/Report.TXT", "Docs/Final Report.TXT");
+        await rig.Engine.TickAsync();
+        await rig.Engine.TickAsync();
+
+        // The copy is made under the new name's lower-case key, with the name as written; the old key goes once the
+        // stub records the new one.
+        Assert.Equal(bytes, await rig.ObjectBytesAsync("docs/final report.txt"));
+        Assert.Equal("Final Report.TXT", (await rig.Store.HeadAsync("docs/final report.txt"))!.Metadata[ObjectLayout.NameKey]);
+        Assert.Null(await rig.Store.HeadAsync("docs/report.txt"));
+        Assert.Equal("docs/final report.txt", rig.Engine.GetFile("Docs/Final Report.TXT")!.ObjectKey);
+        await rig.RestartAsync();
+        await rig.Engine.TickAsync();
+        Assert.Equal(bytes, await rig.ReadAsync("Docs/Final Report.TXT"));
+    }
+
+    [Fact]
+    public async Task A_rename_that_only_changes_the_case_writes_the_new_spelling_into_the_object_and_another_drive_shows_it()
+    {
+        var rig = await StartAsync(caseInsensitive: true);
+        var bytes = DriveRig.RandomBytes(2_000, 6);
+        await rig.WriteAsync("report.txt", bytes);
+        await rig.Engine.UploadAsync("report.txt");
+
+        RenameByMount(rig, "report.txt", "Report.TXT");
+        await rig.Engine.TickAsync();
+
+        // The same key and bytes; a copy onto itself carries the new spelling, and the file records that version.
+        var after = await rig.Store.HeadAsync("report.txt");
+        Assert.Equal("Report.TXT", after!.Metadata[ObjectLayout.NameKey]);
+        Assert.Equal(bytes, await rig.ObjectBytesAsync("report.txt"));
+        Assert.Equal(FileState.Cached, rig.StateOf("Report.TXT"));
+        Assert.True(ObjectLayout.SameETag(after.ETag, rig.Engine.GetFile("Report.TXT")!.ETag));
+
+        var other = await StartAsync(caseInsensitive: true, bucket: rig.Bucket);
+        await other.Engine.BeforeEnumerateAsync("", Ls);
+        Assert.Equal(["Report.TXT"], CacheEntries(other));
+    }
+
+    [Fact]
+    [System.Runtime.Versioning.UnsupportedOSPlatform("windows")]
+    public async Task A_property_change_on_a_file_of_mixed_case_reaches_its_object()
+    {
+        var rig = await StartAsync(caseInsensitive: true);
+        await rig.WriteAsync("Plans/Q3 Plan.PDF", DriveRig.RandomBytes(1_000, 7));
+        await rig.Engine.UploadAsync("Plans/Q3 Plan.PDF");
+
+        File.SetUnixFileMode(rig.Local("Plans/Q3 Plan.PDF"), UnixFileMode.UserRead | UnixFileMode.GroupRead);
+        rig.Engine.PropertiesChanged("Plans/Q3 Plan.PDF", rig.Caller);
+        await rig.Engine.TickAsync();
+
+        Assert.Equal("440", (await rig.Store.HeadAsync("plans/q3 plan.pdf"))!.Metadata[ObjectLayout.ModeKey]);
+    }
+
+    [Fact]
+    public async Task A_folder_made_here_gets_its_marker_and_keeps_its_case_on_a_new_host()
+    {
+        var rig = await StartAsync(caseInsensitive: true);
+        MakeFolderByMount(rig, "Clients");
+        MakeFolderByMount(rig, "Clients/Acme Corp");
+        await rig.Engine.TickAsync();
+
+        Assert.NotNull(await rig.Store.HeadAsync("clients/"));
+        Assert.NotNull(await rig.Store.HeadAsync("clients/acme corp/"));
+
+        var newHost = await StartAsync(caseInsensitive: true, bucket: rig.Bucket);
+        await newHost.Engine.SyncTreeAsync("");
+        Assert.Equal(["Clients", "Clients/Acme Corp"], CacheEntries(newHost));
+    }
+
     [Fact]
     public async Task A_case_sensitive_drive_keeps_keys_as_written_and_shows_names_that_differ_only_in_case_apart()
     {

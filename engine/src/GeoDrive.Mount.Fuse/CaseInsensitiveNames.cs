@@ -13,34 +13,8 @@ internal sealed class CaseInsensitiveNames(CacheFolder cache)
     // Larger than struct stat on every Linux architecture (144 bytes on x86-64, 128 on arm64).
     private const int StatBufferSize = 512;
 
-    /// <summary>
-    /// The cache's path for <paramref name="path"/>: each segment as the cache has it when it has one of any case (the
-    /// ordinal-first when it has several), the rest as written from the first segment it has in no case.
-    /// </summary>
-    public string Resolve(string path)
-    {
-        if (path.Length == 0 || Exists(path))
-        {
-            return path;
-        }
-        var segments = path.Split('/');
-        var resolved = "";
-        for (var i = 0; i < segments.Length; i++)
-        {
-            var exact = DrivePath.Combine(resolved, segments[i]);
-            if (Exists(exact))
-            {
-                resolved = exact;
-                continue;
-            }
-            if (NameIn(resolved, segments[i]) is not { } found)
-            {
-                return DrivePath.Combine(resolved, string.Join('/', segments[i..]));
-            }
-            resolved = DrivePath.Combine(resolved, found);
-        }
-        return resolved;
-    }
+    /// <summary>The cache's path for <paramref name="path"/> (<see cref="FoldedPath"/>), asked through the mount's folder handle.</summary>
+    public string Resolve(string path) => FoldedPath.Resolve(path, Exists, NamesIn);
 
     /// <summary>Whether the cache has exactly this path.</summary>
     public unsafe bool Exists(string path)
@@ -56,8 +30,5 @@ internal sealed class CaseInsensitiveNames(CacheFolder cache)
         return names.Order(StringComparer.Ordinal).Where(n => seen.Add(DrivePath.FoldCase(n)));
     }
 
-    private string? NameIn(string folder, string name) =>
-        cache.Names(folder, out var names) < 0
-            ? null
-            : names.Where(n => DrivePath.SameFolded(n, name)).Order(StringComparer.Ordinal).FirstOrDefault();
+    private IEnumerable<string>? NamesIn(string folder) => cache.Names(folder, out var names) < 0 ? null : names;
 }

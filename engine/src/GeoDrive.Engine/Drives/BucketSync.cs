@@ -463,10 +463,11 @@ internal sealed class BucketSync(
         var paths = new SortedSet<string>(StringComparer.Ordinal);
         foreach (var key in keys)
         {
-            if (key.StartsWith(options.Prefix, StringComparison.Ordinal) && !key.EndsWith('/') && DrivePathOf(key) is { } path
-                && !policy().IsExcluded(path, isDirectory: false))
+            if (key.StartsWith(options.Prefix, StringComparison.Ordinal) && !key.EndsWith('/') && DrivePathOf(key) is { } keyPath
+                && !policy().IsExcluded(keyPath, isDirectory: false))
             {
-                paths.Add(path);
+                // On a case-insensitive drive, under the names the cache has (its lower-case key names "Docs/Report.TXT").
+                paths.Add(options.CaseInsensitive ? FoldedPath.Resolve(options.CachePath, keyPath) : keyPath);
             }
         }
         var done = new PeerChangesFollowed(0, 0, 0, 0);
@@ -610,7 +611,7 @@ internal sealed class BucketSync(
             }
             if (listed.Key.EndsWith('/'))
             {
-                folders += CreateFolderForPrefix(listed.Key, folder, localNames) ? 1 : 0;
+                folders += await CreateFolderForPrefixAsync(listed.Key, folder, localNames, cancellationToken) ? 1 : 0;
                 continue;
             }
             if (keysByName is not null)
@@ -816,7 +817,7 @@ internal sealed class BucketSync(
         return true;
     }
 
-    private bool CreateFolderForPrefix(string prefixKey, string folder, Dictionary<string, string>? localNames)
+    private async Task<bool> CreateFolderForPrefixAsync(string prefixKey, string folder, Dictionary<string, string>? localNames, CancellationToken cancellationToken)
     {
         if (DrivePathOf(prefixKey) is not { } keyPath || policy().IsExcluded(keyPath, isDirectory: true) || HasTombstoneUnder(prefixKey))
         {
@@ -830,6 +831,12 @@ internal sealed class BucketSync(
             return false;
         }
         var path = Placed(keyPath, folder, localNames);
+        if (localNames is not null && !localNames.ContainsKey(DrivePath.FoldCase(DrivePath.Name(path)))
+            && await store.HeadAsync(prefixKey, cancellationToken) is { } marker)
+        {
+            // New here: the folder takes its name as written where it was made, which its marker records.
+            path = NamedAsRecorded(path, marker);
+        }
         if (File.Exists(LocalPath(path)))
         {
             ReportKeyOnce(prefixKey, ErrorIds.ObjectNameTaken, $"The bucket's folder '{prefixKey}' is not shown: the drive has a file '{path}' (an object of that name, or a file written here), and a drive cannot show a file and a folder under one name. Rename one of them in the bucket.");

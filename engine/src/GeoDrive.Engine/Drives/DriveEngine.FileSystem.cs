@@ -61,7 +61,8 @@ public sealed partial class DriveEngine : IDriveFileSystem
     {
         try
         {
-            return DrivePath.FromObjectKey(key, Options.Prefix);
+            var path = DrivePath.FromObjectKey(key, Options.Prefix);
+            return Options.CaseInsensitive ? FoldedPath.Resolve(Options.CachePath, path) : path;
         }
         catch (GeoDriveException)
         {
@@ -461,6 +462,11 @@ public sealed partial class DriveEngine : IDriveFileSystem
                 if (entry.ObjectKey is { } from && from != KeyFor(entry.Path))
                 {
                     copies.Add((from, KeyFor(entry.Path)));
+                }
+                else if (Options.CaseInsensitive && entry.ObjectKey is { } key && DrivePath.Name(oldPath) != DrivePath.Name(entry.Path))
+                {
+                    // Only the case changed, so the key did not: the object's metadata takes the name as now written.
+                    _owedChanges.OweMetadataUpdate(key);
                 }
                 break;
             default:

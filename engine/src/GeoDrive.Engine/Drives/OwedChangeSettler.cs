@@ -196,6 +196,11 @@ internal sealed class OwedChangeSettler(
                     [ObjectLayout.SiteKey] = siteId(),
                     [ObjectLayout.MtimeKey] = Directory.GetLastWriteTimeUtc(LocalPath(path)).ToString("O", System.Globalization.CultureInfo.InvariantCulture),
                 };
+                if (options.CaseInsensitive)
+                {
+                    // Its lower-case key loses the folder's case: a new host makes it under the name as written.
+                    ObjectLayout.AddName(metadata, path);
+                }
                 await store.PutAsync(change.Key, Stream.Null, 0, metadata, cancellationToken);
             }
             owed.Done(change);
@@ -465,7 +470,10 @@ internal sealed class OwedChangeSettler(
         || ObjectLayout.SameETag(there.ETag, entry.ReplacesETag)
         || (entry.Checksum is { } sha256 && string.Equals(ObjectLayout.RecordedChecksum(there), sha256, StringComparison.OrdinalIgnoreCase));
 
-    /// <summary>The drive path a key of this drive's prefix names, or null for a key that names none.</summary>
+    /// <summary>
+    /// The drive path a key of this drive's prefix names, or null for a key that names none. On a case-insensitive drive, as
+    /// the cache has it (a lower-case key names "Docs/Report.TXT", which the index and the cache know by that name).
+    /// </summary>
     private string? OwnPathOf(string key)
     {
         if (!key.StartsWith(options.Prefix, StringComparison.Ordinal))
@@ -474,7 +482,8 @@ internal sealed class OwedChangeSettler(
         }
         try
         {
-            return DrivePath.FromObjectKey(key, options.Prefix);
+            var path = DrivePath.FromObjectKey(key.TrimEnd('/'), options.Prefix);
+            return options.CaseInsensitive ? FoldedPath.Resolve(options.CachePath, path) : path;
         }
         catch (GeoDriveException)
         {
