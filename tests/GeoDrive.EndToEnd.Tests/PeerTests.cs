@@ -13,6 +13,7 @@ namespace GeoDrive.EndToEnd.Tests;
 /// folder and its index, never through its mount, so no listing or lookup of its own brings the file: only the notice does.
 /// updateWait is an hour, so nothing else would.
 /// </summary>
+[System.Runtime.Versioning.UnsupportedOSPlatform("windows")]
 [Collection(EndToEndCollection.Name)]
 public sealed class PeerTests(S3ServerFixture s3) : IAsyncLifetime
 {
@@ -164,6 +165,30 @@ public sealed class PeerTests(S3ServerFixture s3) : IAsyncLifetime
         using var client = new GeoDriveClient(_west.SocketPath, TimeSpan.FromSeconds(30));
         var events = await client.GetEventsAsync(west.Name, new DriveEventQuery { Kinds = ["Sync"] });
         Assert.Contains(events, e => e.Path == "inbox/two.txt" && e.Message.Contains("Deleted in the bucket", StringComparison.Ordinal));
+    }
+
+    [Fact]
+    public async Task An_empty_folder_and_a_change_of_mode_and_time_on_one_site_are_followed_on_its_peer()
+    {
+        var (east, west) = TwoSites();
+        using var _ = east;
+        using var __ = west;
+        await File.WriteAllTextAsync(east.Mounted("budget.txt"), "budget");
+        await WaitStateAsync(_east, east, "budget.txt", "Cached");
+        await WaitStateAsync(_west, west, "budget.txt", "Stubbed", seconds: 10);
+
+        // Neither makes a byte move: the folder is a marker, the mode and time a copy of the object onto itself.
+        Directory.CreateDirectory(east.Mounted("clients/acme/inbox"));
+        File.SetUnixFileMode(east.Mounted("budget.txt"), UnixFileMode.UserRead | UnixFileMode.UserWrite);
+        File.SetLastWriteTimeUtc(east.Mounted("budget.txt"), new DateTime(2024, 5, 6, 7, 8, 9, DateTimeKind.Utc));
+
+        await DriveScenario.EventuallyAsync(() => Directory.Exists(west.Cached("clients/acme/inbox")), "the empty folder on the west", seconds: 15);
+        await DriveScenario.EventuallyAsync(
+            () => File.GetUnixFileMode(west.Cached("budget.txt")) == (UnixFileMode.UserRead | UnixFileMode.UserWrite)
+                && File.GetLastWriteTimeUtc(west.Cached("budget.txt")) == new DateTime(2024, 5, 6, 7, 8, 9, DateTimeKind.Utc),
+            "the mode and time on the west", seconds: 15);
+        await WaitStateAsync(_west, west, "budget.txt", "Stubbed");
+        Assert.Equal("budget", await File.ReadAllTextAsync(west.Mounted("budget.txt")));
     }
 
     [Fact]

@@ -33,7 +33,7 @@ public sealed class BucketSyncUnitTests(S3ServerFixture s3) : IClassFixture<S3Se
 
     private BucketSync Sync() => new(
         new DriveEngineOptions { Name = "sync", CachePath = _rig.CachePath }, _store, _rig.Index, new FileLife(_rig.Index), new PathLocks(), _renamed,
-        new OwedBucketChanges(_rig.Index, _rig.Clock, TimeSpan.FromMinutes(5)), () => _rig.Policy, _rig.Clock,
+        new OwedBucketChanges(_rig.Index, _rig.Clock, TimeSpan.FromMinutes(5)), () => _rig.Policy, _rig.Clock, () => "sync-tests-site",
         _ => false, _ => false, _replaced.Add, (kind, path, message, errorId) => _events.Add((kind, path, message, errorId)), NullLogger.Instance);
 
     private Task PutAsync(string key, string text) =>

@@ -165,4 +165,55 @@ public sealed class FilePropertiesTests(S3ServerFixture s3) : IClassFixture<S3Se
         Assert.Equal(bytes, await rig.ReadAsync("plan.pdf"));
         Assert.Contains("2024-01-02 03:04:05.987654321", Stat(local), StringComparison.Ordinal);
     }
+
+    [Fact]
+    public async Task Properties_changed_at_another_site_are_taken_by_a_cached_file_and_by_a_stub_without_their_bytes_moving()
+    {
+        await using var east = new DriveRig(s3, SettleZero);
+        await using var west = new DriveRig(s3, SettleZero, bucket: east.Bucket);
+        var report = DriveRig.RandomBytes(8_000, 12);
+        var scan = DriveRig.RandomBytes(9_000, 13);
+        await east.WriteAsync("report.pdf", report);
+        await east.WriteAsync("scan.tif", scan);
+        await east.Engine.TickAsync();
+        await east.Engine.WhenUploadsIdleAsync();
+        await west.Engine.SyncTreeAsync("");
+        Assert.Equal(report, await west.ReadAsync("report.pdf"));
+        Assert.Equal(FileState.Stubbed, west.StateOf("scan.tif"));
+        var recalls = west.Engine.ReadEvents(kind: DriveEventKind.Recall).Count;
+
+        foreach (var path in new[] { "report.pdf", "scan.tif" })
+        {
+            Run("chmod", "600", east.Local(path));
+            Run("setfattr", "-n", "user.reviewed", "-v", "yes", east.Local(path));
+            Run("touch", "-m", "-d", ExactTime, east.Local(path));
+            east.Engine.PropertiesChanged(path, east.Caller);
+        }
+        await east.Engine.TickAsync();
+        await west.Engine.FollowPeerChangesAsync(["report.pdf", "scan.tif"]);
+
+        foreach (var path in new[] { "report.pdf", "scan.tif" })
+        {
+            Assert.Equal(Stat(east.Local(path)).Split(' ', 2)[1], Stat(west.Local(path)).Split(' ', 2)[1]);
+            Assert.Contains("user.reviewed=0x796573", Attributes(west.Local(path)), StringComparison.Ordinal);
+        }
+        Assert.Equal(FileState.Cached, west.StateOf("report.pdf"));
+        Assert.Equal(FileState.Stubbed, west.StateOf("scan.tif"));
+        Assert.All(await File.ReadAllBytesAsync(west.Local("scan.tif")), b => Assert.Equal(0, b)); // still a stub's zeros: no bytes came
+        Assert.Equal(recalls, west.Engine.ReadEvents(kind: DriveEventKind.Recall).Count);
+        await west.RestartAsync();
+        Assert.Equal(FileState.Stubbed, west.StateOf("scan.tif"));
+        Assert.Equal(FileState.Cached, west.StateOf("report.pdf"));
+        Assert.DoesNotContain(west.Engine.ReadEvents(), e => e.Kind == DriveEventKind.Conflict);
+        Assert.Equal(scan, await west.ReadAsync("scan.tif"));
+
+        // A change of the west's own, not yet in the bucket, is not taken back by the east's version it still shows.
+        Run("chmod", "640", west.Local("report.pdf"));
+        west.Engine.PropertiesChanged("report.pdf", west.Caller);
+        await west.Engine.FollowPeerChangesAsync(["report.pdf"]);
+        Assert.Contains(" 640 ", Stat(west.Local("report.pdf")), StringComparison.Ordinal);
+        await west.Engine.TickAsync();
+        Assert.Equal("640", (await west.Store.HeadAsync("report.pdf"))!.Metadata[ObjectLayout.ModeKey]);
+        Assert.Equal(report, await west.ObjectBytesAsync("report.pdf"));
+    }
 }

@@ -36,6 +36,58 @@ public sealed class PropertyMetadataTests
         Assert.Equal(acl.ToAttribute(), back.Acl!.ToAttribute());
     }
 
+    /// <summary>A Windows file's: read-only and hidden, owned by a user, with an explicit entry for a group and a protected DACL.</summary>
+    private const string Sddl = "O:S-1-5-21-1004336348-1177238915-682003330-1001G:S-1-5-21-1004336348-1177238915-682003330-513D:PAI(A;;FA;;;SY)(A;;0x1200a9;;;S-1-5-21-1004336348-1177238915-682003330-1105)";
+
+    [Fact]
+    public void A_Windows_file_s_attributes_and_security_descriptor_go_into_metadata_and_come_back_as_they_were()
+    {
+        var windows = new WindowsFileProperties(FileAttributes.ReadOnly | FileAttributes.Hidden | FileAttributes.Archive, Sddl);
+        var properties = new FileProperties(UnixFileMode.UserRead | UnixFileMode.UserWrite, new FileTime(1748779200, 123_456_700), null, [], null) { Windows = windows };
+        var metadata = new Dictionary<string, string>();
+
+        Assert.Empty(PropertyMetadata.Add(metadata, properties));
+        Assert.Equal("ReadOnly,Hidden,Archive", metadata[PropertyMetadata.WindowsAttributesKey]);
+        var back = PropertyMetadata.Read(Head(metadata), properties.Mode, Tick);
+
+        Assert.Equal(windows, back.Windows);
+        Assert.True(back.RecordsOwner);
+        Assert.True(back.Holds(back, privileged: true));
+        Assert.False(properties with { Windows = windows with { Attributes = FileAttributes.Archive } } is var changed && changed.Holds(back, privileged: true));
+    }
+
+    [Theory]
+    [InlineData("ReadOnly,Offline,SparseFile,ReparsePoint", FileAttributes.ReadOnly)] // how the cache stores a file is not the file's
+    [InlineData("1,2,Hidden", FileAttributes.Hidden)] // numbers are no names
+    [InlineData("readonly,System", FileAttributes.System)] // names as written
+    [InlineData("", (FileAttributes)0)]
+    public void Windows_attributes_from_the_bucket_are_the_kept_ones_by_name(string text, FileAttributes expected) =>
+        Assert.Equal(expected, WindowsFileProperties.ParseAttributes(text));
+
+    [Theory]
+    [InlineData("O:SYG:SYD:(A;;FA;;;SY)S:(AU;SA;FA;;;WD)")] // a SACL takes a privilege the service does not take
+    [InlineData("D:(A;;FA;;;SY)\n")]
+    [InlineData("D:(A;;FA;;;SY)é")]
+    [InlineData("(A;;FA;;;SY)")]
+    [InlineData("")]
+    public void A_security_descriptor_that_is_not_one_this_drive_writes_is_left_out(string sddl)
+    {
+        var back = PropertyMetadata.Read(Head((PropertyMetadata.SddlKey, sddl)), UnixFileMode.None, Tick);
+        Assert.Null(back.Windows!.Sddl);
+    }
+
+    [Fact]
+    public void A_security_descriptor_over_the_limit_is_left_out_and_named()
+    {
+        var huge = "D:PAI" + string.Concat(Enumerable.Range(0, 60).Select(i => $"(A;;0x1200a9;;;S-1-5-21-1004336348-1177238915-682003330-{2000 + i})"));
+        var properties = new FileProperties(UnixFileMode.UserRead, new FileTime(1748779200, 0), null, [], null) { Windows = new(FileAttributes.Archive, huge) };
+        var metadata = new Dictionary<string, string>();
+
+        Assert.Equal(["security descriptor"], PropertyMetadata.Add(metadata, properties));
+        Assert.False(metadata.ContainsKey(PropertyMetadata.SddlKey));
+        Assert.Equal("Archive", metadata[PropertyMetadata.WindowsAttributesKey]);
+    }
+
     [Fact]
     public void An_exact_time_that_is_not_the_recorded_time_to_the_tick_is_not_taken()
     {

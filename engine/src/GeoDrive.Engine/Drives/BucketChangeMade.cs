@@ -3,7 +3,7 @@ namespace GeoDrive.Engine.Drives;
 /// <summary>What a change this drive made in its bucket was.</summary>
 public enum BucketChangeMadeKind
 {
-    /// <summary>An object written (an upload verified).</summary>
+    /// <summary>An object written: an upload verified, a folder's marker, a restored version, a file's properties (its object copied onto itself).</summary>
     Put,
 
     /// <summary>An object deleted (a file deleted here, or a renamed file's old key).</summary>

@@ -31,6 +31,7 @@ internal sealed class BucketSync(
     OwedBucketChanges owed,
     Func<PolicyEvaluator> policy,
     IClock clock,
+    Func<string> siteId,
     Func<string, bool> isRecalling,
     Func<string, bool> isOpen,
     Action<string> replaced,
@@ -227,9 +228,14 @@ internal sealed class BucketSync(
                 $"'{path}' was deleted in the bucket (by another site or tool); its unchanged local copy was removed.",
                 "Restore it from a bucket version if the delete was a mistake.");
         }
-        if (head is null || ObjectLayout.IsSameVersion(entry, head))
+        if (head is null)
         {
             // A missing object of a file that is not clean (or in use) never removes local data: Dirty bytes go up again.
+            return entry;
+        }
+        if (ObjectLayout.IsSameVersion(entry, head))
+        {
+            FollowPropertiesLocked(entry, head, key);
             return entry;
         }
         if (entry.State == FileState.Cached && openElsewhere)
@@ -266,8 +272,42 @@ internal sealed class BucketSync(
         // leaves the file's as they are, but for its time.
         var properties = ObjectLayout.RecordedProperties(head);
         NotApplied(entry.Path, LocalFile.MakeStub(options.CachePath, DataPath(entry.Path), entry.Size, entry.ModifiedUtc, MarkFor(entry, key),
-            properties.Owner is null ? null : properties));
+            properties.RecordsOwner ? properties : null));
         replaced(entry.Path);
+    }
+
+    /// <summary>
+    /// The bucket's version has this clean file's bytes, but another site changed its properties (chmod, chown, touch,
+    /// setfattr, setfacl there: a metadata update, ADR 0018): the file here takes them, the index and a stub's mark first
+    /// (the time is in both), and records that version. Never while this site owes the object its own properties, and never
+    /// from this site's own object or another tool's (which records none): the file's own properties are then the newer.
+    /// </summary>
+    private void FollowPropertiesLocked(FileEntry entry, ObjectInfo head, string key)
+    {
+        if (head.Metadata.GetValueOrDefault(ObjectLayout.SiteKey) is not { } site || site == siteId() || owed.IsMetadataUpdateOwed(key)
+            || ObjectLayout.RecordedProperties(head) is not { RecordsOwner: true } recorded)
+        {
+            return;
+        }
+        var localPath = DataPath(entry.Path);
+        if (FileProperties.Read(options.CachePath, localPath) is not { } local || local.Holds(recorded, Environment.IsPrivilegedProcess))
+        {
+            return;
+        }
+        entry.ModifiedUtc = recorded.Modified.ToDateTimeOffset();
+        entry.ETag = head.ETag;
+        entry.VersionId = head.VersionId;
+        life.Save(entry);
+        using (var handle = BeneathCache.OpenHandle(options.CachePath, localPath, FileMode.Open, FileAccess.Read))
+        {
+            if (entry.State == FileState.Stubbed)
+            {
+                StubMark.Write(handle, localPath, MarkFor(entry, key));
+            }
+            NotApplied(entry.Path, recorded.ApplyTo(handle, localPath));
+        }
+        replaced(entry.Path);
+        Record(DriveEventKind.Sync, entry.Path, "Another site changed the file's properties (its bytes are the same); they were applied here.");
     }
 
     /// <summary>A stub that could not take some of its object's properties says which (it stands for its bytes all the same).</summary>
@@ -461,17 +501,20 @@ internal sealed class BucketSync(
     public async Task<PeerChangesFollowed> FollowToldChangesAsync(IReadOnlyCollection<string> keys, CancellationToken cancellationToken)
     {
         var paths = new SortedSet<string>(StringComparer.Ordinal);
+        // A folder marker told of ("name/"): the folder is made by its parent's listing.
+        var madeFolders = new SortedSet<string>(StringComparer.Ordinal);
         foreach (var key in keys)
         {
-            if (key.StartsWith(options.Prefix, StringComparison.Ordinal) && !key.EndsWith('/') && DrivePathOf(key) is { } keyPath
-                && !policy().IsExcluded(keyPath, isDirectory: false))
+            var isMarker = key.EndsWith('/');
+            if (key.StartsWith(options.Prefix, StringComparison.Ordinal) && DrivePathOf(isMarker ? key.TrimEnd('/') : key) is { } keyPath
+                && !policy().IsExcluded(keyPath, isDirectory: isMarker))
             {
                 // On a case-insensitive drive, under the names the cache has (its lower-case key names "Docs/Report.TXT").
-                paths.Add(options.CaseInsensitive ? FoldedPath.Resolve(options.CachePath, keyPath) : keyPath);
+                (isMarker ? madeFolders : paths).Add(options.CaseInsensitive ? FoldedPath.Resolve(options.CachePath, keyPath) : keyPath);
             }
         }
         var done = new PeerChangesFollowed(0, 0, 0, 0);
-        var folders = new SortedSet<string>(paths.Select(DrivePath.Parent), StringComparer.Ordinal);
+        var folders = new SortedSet<string>(paths.Concat(madeFolders).Select(DrivePath.Parent), StringComparer.Ordinal);
         foreach (var path in paths)
         {
             // Checked before (a stub made, an upload): asked again now, so a listing that lacks it confirms its delete by HEAD.

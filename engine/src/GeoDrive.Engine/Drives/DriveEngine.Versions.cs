@@ -45,6 +45,7 @@ public sealed partial class DriveEngine
             }
             Record(DriveEventKind.Restore, path,
                 $"Version '{target.VersionId}' of {target.LastModifiedUtc:u} ({ByteSize.Format(target.Size)}) restored by Restore-CloudFile: the bucket's current version again, as version '{restored.VersionId ?? "null"}'; the drive shows it as a stub.");
+            ChangeMade(new BucketChangeMade(BucketChangeMadeKind.Put, key));
             await SayWhatTheRestorePassedOverAsync(path, key, versions[0], restored, cancellationToken);
             return _index.Get(path) ?? throw NotFound(path);
         }

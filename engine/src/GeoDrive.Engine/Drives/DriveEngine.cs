@@ -67,7 +67,7 @@ public sealed partial class DriveEngine : IAsyncDisposable
             _owedChanges.EndpointAnswered, clock, _logger, () => _uploadThreads);
         Recalls = new Recaller(options.Name, options.CachePath, store, () => _policy.Policy.MultipartRestoreThreads.Value,
             destination => DownloadThrottled ? new ThrottledStream(destination, DownloadThrottle) : destination, _logger);
-        _sync = new BucketSync(options, store, index, _life, _locks, _renamed, _owedChanges, () => _policy, clock, Recalls.IsRecalling, _open.ContainsKey,
+        _sync = new BucketSync(options, store, index, _life, _locks, _renamed, _owedChanges, () => _policy, clock, () => SiteId, Recalls.IsRecalling, _open.ContainsKey,
             path => LocalCopyReplaced?.Invoke(path), Record, _logger);
         _settler = new OwedChangeSettler(options, store, index, _life, _locks, _uploadLocks, _beingDeleted, _renamed, _owedChanges, () => _policy, () => SiteId,
             CopyFailedAsync, RenamedOntoTakenNameAsync, RescueDisplacedStubAsync, () => _uploads.EndpointAnswered(), Record, ChangeMade);

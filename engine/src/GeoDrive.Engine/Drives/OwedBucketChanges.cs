@@ -137,6 +137,15 @@ internal sealed class OwedBucketChanges
         Journal([new BucketChange { Kind = BucketChangeKind.UpdateMetadata, Key = key, CreatedUtc = _clock.UtcNow }]);
     }
 
+    /// <summary>Whether <paramref name="key"/>'s object is owed this site's properties (a change here not yet in the bucket).</summary>
+    public bool IsMetadataUpdateOwed(string key)
+    {
+        lock (_gate)
+        {
+            return _owed.Values.Any(c => c.Kind == BucketChangeKind.UpdateMetadata && c.Key == key);
+        }
+    }
+
     /// <summary>
     /// A metadata update has read the file's properties (its path lock held): a change after this owes another update,
     /// which <see cref="OweMetadataUpdate"/> would otherwise fold into this one.

@@ -202,6 +202,7 @@ internal sealed class OwedChangeSettler(
                     ObjectLayout.AddName(metadata, path);
                 }
                 await store.PutAsync(change.Key, Stream.Null, 0, metadata, cancellationToken);
+                made(new BucketChangeMade(BucketChangeMadeKind.Put, change.Key));
             }
             owed.Done(change);
         }
@@ -434,6 +435,7 @@ internal sealed class OwedChangeSettler(
                 }
             }
             owed.Done(change);
+            made(new BucketChangeMade(BucketChangeMadeKind.Put, change.Key));
         }
     }
 

@@ -18,9 +18,24 @@ public sealed partial record FileProperties(UnixFileMode Mode, FileTime Modified
     private const string UserNamespace = "user.";
     private const string EngineNamespace = "user.geodrive.";
 
-    /// <summary>The properties of a cache file, or null when it is gone or this is not Linux.</summary>
+    /// <summary>On Windows, the file's attributes and security descriptor (the POSIX properties are then the defaults).</summary>
+    public WindowsFileProperties? Windows { get; init; }
+
+    /// <summary>Whether these are a version's own properties (a GeoDrive upload records its owner, or on Windows its security descriptor); another tool's object records none.</summary>
+    public bool RecordsOwner => Owner is not null || Windows is not null;
+
+    /// <summary>The properties of a cache file, or null when it is gone or this is neither Linux nor Windows.</summary>
     public static FileProperties? Read(string cacheRoot, string localPath)
     {
+        if (OperatingSystem.IsWindows())
+        {
+            return File.Exists(localPath)
+                ? new FileProperties(UnixFileMode.UserRead | UnixFileMode.UserWrite, FileTime.From(File.GetLastWriteTimeUtc(localPath)), null, [], null)
+                {
+                    Windows = WindowsFileProperties.Read(localPath),
+                }
+                : null;
+        }
         if (!OperatingSystem.IsLinux())
         {
             return null;
@@ -88,13 +103,30 @@ public sealed partial record FileProperties(UnixFileMode Mode, FileTime Modified
         Native.FUtimens(handle, [new() { Nanoseconds = Native.UtimeOmit }, new() { Seconds = time.Seconds, Nanoseconds = time.Nanoseconds }]) == 0;
 
     /// <summary>
+    /// Whether a cache file with these properties already has what <paramref name="recorded"/> (another version's) says:
+    /// permission bits, time, ACL, each recorded attribute with its value, and the owner where this process may set one.
+    /// Attributes the file has beyond the recorded ones are not counted (a version may record fewer: trimmed to fit).
+    /// </summary>
+    public bool Holds(FileProperties recorded, bool privileged) =>
+        ((int)Mode & 0b111_111_111) == ((int)recorded.Mode & 0b111_111_111)
+        && Modified == recorded.Modified
+        && (!privileged || recorded.Owner is null || (Owner is { } owner && recorded.Owner.OnThisHost() == (owner.Uid, owner.Gid)))
+        && Acl?.ToString() == recorded.Acl?.ToString()
+        && recorded.Attributes.All(a => Attributes.Any(b => b.Name == a.Name && b.Value.AsSpan().SequenceEqual(a.Value)))
+        && (recorded.Windows is null || recorded.Windows == Windows);
+
+    /// <summary>
     /// Gives a cache file these properties: owner (only a privileged service may; by name where this host knows it), mode,
     /// ACL, attributes, and the time last. What could not be applied is returned, one line each, for the drive's events;
     /// nothing here fails the caller (a stub without an attribute still stands for its bytes).
     /// </summary>
-    public List<string> ApplyTo(SafeFileHandle handle)
+    public List<string> ApplyTo(SafeFileHandle handle, string localPath)
     {
         var problems = new List<string>();
+        if (OperatingSystem.IsWindows() && Windows is not null)
+        {
+            problems.AddRange(Windows.ApplyTo(localPath));
+        }
         if (!OperatingSystem.IsLinux())
         {
             return problems;

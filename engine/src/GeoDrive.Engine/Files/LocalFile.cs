@@ -40,7 +40,7 @@ public readonly record struct LocalFile(long Size, DateTimeOffset ModifiedUtc, U
         var exact = FileTime.Exact(modifiedUtc, FileProperties.ReadTime(handle));
         RandomAccess.SetLength(handle, 0);
         RandomAccess.SetLength(handle, size);
-        var problems = properties?.ApplyTo(handle) ?? [];
+        var problems = properties?.ApplyTo(handle, localPath) ?? [];
         if (properties is null)
         {
             FileProperties.SetTime(handle, exact, localPath);
@@ -73,7 +73,7 @@ public readonly record struct LocalFile(long Size, DateTimeOffset ModifiedUtc, U
             throw;
         }
         RandomAccess.SetLength(handle, size);
-        return properties.ApplyTo(handle);
+        return properties.ApplyTo(handle, localPath);
     }
 }
 

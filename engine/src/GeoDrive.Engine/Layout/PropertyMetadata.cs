@@ -26,12 +26,19 @@ public static class PropertyMetadata
     /// <summary>user.* extended attributes: "name=value&amp;…", names without "user.", both percent-encoded bytes.</summary>
     public const string XattrKey = "geodrive-xattr";
 
+    /// <summary>On Windows, the file's kept attributes by name ("ReadOnly,Hidden"; <see cref="WindowsFileProperties.Kept"/>).</summary>
+    public const string WindowsAttributesKey = "geodrive-win-attributes";
+
+    /// <summary>On Windows, the file's security descriptor as SDDL: owner, group and the DACL's explicit entries.</summary>
+    public const string SddlKey = "geodrive-sddl";
+
     /// <summary>S3's limit: the UTF-8 bytes of every user metadata name and value together.</summary>
     public const int Limit = 2048;
 
     /// <summary>
-    /// Adds the properties to <paramref name="metadata"/> as far as the limit allows, in this order: time, owner, ACL,
-    /// owner names, then attributes by name. Returns what was left out ("user.comment", "ACL", "owner names"), empty when all fit.
+    /// Adds the properties to <paramref name="metadata"/> as far as the limit allows, in this order: time, owner, Windows
+    /// attributes, ACL, security descriptor (SDDL), owner names, then attributes by name. Returns what was left out
+    /// ("user.comment", "ACL", "security descriptor", "owner names"), empty when all fit.
     /// </summary>
     public static List<string> Add(Dictionary<string, string> metadata, FileProperties properties)
     {
@@ -53,9 +60,17 @@ public static class PropertyMetadata
         {
             TryAdd(OwnerKey, string.Create(CultureInfo.InvariantCulture, $"{owner.Uid}:{owner.Gid}"));
         }
+        if (properties.Windows is { } windows)
+        {
+            TryAdd(WindowsAttributesKey, windows.AttributesText);
+        }
         if (properties.Acl is { } acl && !TryAdd(AclKey, acl.ToString()))
         {
             left.Add("ACL");
+        }
+        if (properties.Windows is { Sddl: { } sddl } && !TryAdd(SddlKey, sddl))
+        {
+            left.Add("security descriptor");
         }
         if (properties.Owner is { UserName: not null } or { GroupName: not null }
             && !TryAdd(OwnerNameKey, Escape(properties.Owner.UserName ?? "") + ":" + Escape(properties.Owner.GroupName ?? "")))
@@ -113,7 +128,11 @@ public static class PropertyMetadata
                 }
             }
         }
-        return new FileProperties(mode, time, owner, attributes, PosixAcl.Parse(Get(head, AclKey)));
+        var windows = head.Metadata.ContainsKey(WindowsAttributesKey) || head.Metadata.ContainsKey(SddlKey)
+            ? new WindowsFileProperties(WindowsFileProperties.ParseAttributes(Get(head, WindowsAttributesKey)),
+                Get(head, SddlKey) is var sddl && WindowsFileProperties.IsUsableSddl(sddl) ? sddl : null)
+            : null;
+        return new FileProperties(mode, time, owner, attributes, PosixAcl.Parse(Get(head, AclKey))) { Windows = windows };
     }
 
     private static string? Get(ObjectInfo head, string key) => head.Metadata.TryGetValue(key, out var value) ? value : null;
