@@ -5,7 +5,7 @@ using module ../../GeoDrive.psd1
 #   get  -> the actual state ({"name":..,"_exist":true,...})
 #   test -> the actual state plus "_inDesiredState"
 #   set  -> applies the desired state, then the actual state
-# The secret (credential.password) is read from stdin only and never written out.
+# The secrets (credential.password, peerKey) are read from stdin only and never written out.
 param(
     [Parameter(Mandatory = $true, Position = 0)]
     [ValidateSet('get', 'set', 'test')]
@@ -34,6 +34,13 @@ function ConvertTo-CloudDriveResource([System.Text.Json.Nodes.JsonObject] $In)
     $r.Endpoint = & $list 'endpoint'
     $r.PolicyPath = & $list 'policyPath'
     if ($null -ne $In['removeCache']) { $r.RemoveCache = $In['removeCache'].GetValue[bool]() }
+    if ($null -ne $In['caseInsensitive']) { $r.CaseInsensitive = $In['caseInsensitive'].GetValue[bool]() }
+    $r.Peer = & $list 'peer'
+    if ($null -ne $In['peerListen']) { $r.PeerListen = $In['peerListen'].ToString() }
+    if ($null -ne $In['peerKey'])
+    {
+        $r.PeerKey = [pscredential]::new('peer', [System.Net.NetworkCredential]::new('', $In['peerKey'].ToString()).SecurePassword)
+    }
     $cred = $In['credential']
     if ($null -ne $cred)
     {
@@ -61,6 +68,12 @@ function ConvertTo-StateJson([CloudDrive] $State, $InDesiredState)
         $out['policyPath'] = $policies
         $out['accessKeyId'] = $State.AccessKeyId
         $out['mounted'] = $State.Mounted
+        $out['caseInsensitive'] = [bool]$State.CaseInsensitive
+        $peers = [System.Text.Json.Nodes.JsonArray]::new()
+        foreach ($p in $State.Peer) { $peers.Add([System.Text.Json.Nodes.JsonValue]::Create([string]$p)) }
+        $out['peer'] = $peers
+        $out['peerListen'] = [string]$State.PeerListen
+        $out['peerKeySet'] = $State.PeerKeySet
     }
     if ($null -ne $InDesiredState)
     {

@@ -44,6 +44,24 @@ class CloudDrive
     [DscProperty()]
     [pscredential] $Credential
 
+    # Names compare case-insensitively (keys in lower case, the name as written in metadata). Not given: the platform's
+    # default when the drive is made (on for Windows drives, off on Linux), and not managed after. Fixed once the drive exists.
+    [DscProperty()]
+    [Nullable[bool]] $CaseInsensitive
+
+    # The peer sites' listeners (http://host:port) told of this drive's changes; an empty list tells none. Not given: not managed.
+    [DscProperty()]
+    [string[]] $Peer
+
+    # address:port (or a port alone, for 127.0.0.1) this drive hears its peers on; '' listens nowhere. Not given: not managed.
+    [DscProperty()]
+    [string] $PeerListen
+
+    # The key the drive's sites sign their notices with (the password; the user name is not used). Kept like the
+    # Credential: Get() never returns it, and Test() only checks that the drive has one (PeerKeySet).
+    [DscProperty()]
+    [pscredential] $PeerKey
+
     # Ensure = Absent also deletes the cache folder (refused while files are not yet uploaded or kept local, and for
     # the cache of a drive that no longer exists unless it holds no file). Default: kept.
     [DscProperty()]
@@ -55,6 +73,10 @@ class CloudDrive
 
     [DscProperty(NotConfigurable)]
     [bool] $Mounted
+
+    # What Get() reports of the peer key: whether the drive has one, never the key.
+    [DscProperty(NotConfigurable)]
+    [bool] $PeerKeySet
 
     [CloudDrive] Get()
     {
@@ -76,6 +98,10 @@ class CloudDrive
         $state.PolicyPath = @($drive.PolicyPaths)
         $state.AccessKeyId = $drive.AccessKeyId
         $state.Mounted = $drive.Mounted
+        $state.CaseInsensitive = $drive.CaseInsensitive
+        $state.Peer = @($drive.Peers)
+        $state.PeerListen = [string]$drive.PeerListen
+        $state.PeerKeySet = $drive.PeerKeySet
         return $state
     }
 
@@ -146,6 +172,10 @@ class CloudDrive
                 Credential  = $this.Credential
                 PolicyPath  = @($this.PolicyPath | Where-Object { $_ })
             }
+            if ($null -ne $this.CaseInsensitive) { $new.CaseInsensitive = [bool]$this.CaseInsensitive }
+            if ($null -ne $this.Peer) { $new.Peer = @($this.Peer | Where-Object { $_ }) }
+            if ($this.PeerListen) { $new.PeerListen = $this.PeerListen }
+            if ($this.PeerKey) { $new.PeerKey = $this.PeerKey.Password }
             New-CloudDrive @new -Confirm:$false -ErrorAction Stop | Out-Null
             return
         }
@@ -159,6 +189,13 @@ class CloudDrive
                     "Apply Ensure = 'Absent' first (the cache is kept unless RemoveCache), then create the drive again.")
             }
         }
+        if ($null -ne $this.CaseInsensitive -and [bool]$this.CaseInsensitive -ne $current.CaseInsensitive)
+        {
+            # The drive's keys in the bucket were written by its rule: another rule would look for them elsewhere.
+            throw (NewCloudDriveDscError 'DscPropertyImmutable' InvalidOperation `
+                "The existing cloud drive '$($this.Name)' has CaseInsensitive = `$$($current.CaseInsensitive), not `$$([bool]$this.CaseInsensitive); that is fixed when a drive is made, because its keys in the bucket are written by that rule." `
+                "Leave CaseInsensitive out, or apply Ensure = 'Absent' and make the drive again on an empty cache folder (use the same setting for every drive on a bucket).")
+        }
         $change = @{}
         if ($null -ne $this.PolicyPath -and -not (SameCloudDriveValue 'PolicyPath' $this.PolicyPath $current.PolicyPath))
         {
@@ -171,6 +208,20 @@ class CloudDrive
         if ($this.Credential -and (MaskedAccessKeyId $this.Credential.UserName) -ne $current.AccessKeyId)
         {
             $change.Credential = $this.Credential
+        }
+        if ($null -ne $this.Peer -and -not (SameCloudDrivePeers $this.Peer $current.Peer))
+        {
+            $change.Peer = @($this.Peer | Where-Object { $_ })
+        }
+        if ($null -ne $this.PeerListen -and (CloudDrivePeerListen $this.PeerListen) -ne (CloudDrivePeerListen $current.PeerListen))
+        {
+            $change.PeerListen = $this.PeerListen
+        }
+        # The key is never read back, so it is sent only to a drive that has none (a new key is not drift: rotate it
+        # with Set-CloudDrive -PeerKey on every site, as the Credential's secret).
+        if ($this.PeerKey -and -not $current.PeerKeySet)
+        {
+            $change.PeerKey = $this.PeerKey.Password
         }
         if ($change.Count -gt 0)
         {
@@ -248,6 +299,23 @@ function GetCloudDriveDifference([CloudDrive] $Desired, [CloudDrive] $Current)
     {
         $differ.Add('PolicyPath')
     }
+    if ($null -ne $Desired.CaseInsensitive -and [bool]$Desired.CaseInsensitive -ne $Current.CaseInsensitive)
+    {
+        $differ.Add('CaseInsensitive')
+    }
+    if ($null -ne $Desired.Peer -and -not (SameCloudDrivePeers $Desired.Peer $Current.Peer))
+    {
+        $differ.Add('Peer')
+    }
+    if ($null -ne $Desired.PeerListen -and (CloudDrivePeerListen $Desired.PeerListen) -ne (CloudDrivePeerListen $Current.PeerListen))
+    {
+        $differ.Add('PeerListen')
+    }
+    # Nor is the peer key: a drive is in its desired state when it has one.
+    if ($Desired.PeerKey -and -not $Current.PeerKeySet)
+    {
+        $differ.Add('PeerKey')
+    }
     # The secret is never read back: a credential is in its desired state when its key id is. The
     # service shows the key id masked (last 4 characters; all stars under 12), so the desired one is masked alike.
     if ($Desired.Credential -and (MaskedAccessKeyId $Desired.Credential.UserName) -ne $Current.AccessKeyId)
@@ -279,6 +347,32 @@ function SameCloudDriveValue([string] $Property, $Desired, $Current)
         }
     }
     return $true
+}
+
+# Peer URLs as the service keeps them (scheme, host and port; the host in lower case, a default port left out),
+# compared as a set: the order in which peers are told does not matter.
+function SameCloudDrivePeers($Desired, $Current)
+{
+    $normalise = {
+        param($p)
+        $uri = $null
+        if ([Uri]::TryCreate(([string]$p).Trim(), [UriKind]::Absolute, [ref]$uri)) { $uri.GetLeftPart([UriPartial]::Authority).ToLowerInvariant() } else { ([string]$p).Trim() }
+    }
+    $d = [System.Collections.Generic.SortedSet[string]]::new([string[]]@(@($Desired) | Where-Object { $_ } | ForEach-Object { & $normalise $_ }), [StringComparer]::Ordinal)
+    $c = [System.Collections.Generic.SortedSet[string]]::new([string[]]@(@($Current) | Where-Object { $_ } | ForEach-Object { & $normalise $_ }), [StringComparer]::Ordinal)
+    return $d.SetEquals($c)
+}
+
+# A peer listen address as the service keeps it: a port alone is 127.0.0.1's; '' or $null listens nowhere.
+function CloudDrivePeerListen([string] $Listen)
+{
+    $Listen = $Listen.Trim()
+    if (-not $Listen) { return '' }
+    [ushort] $port = 0
+    if ([ushort]::TryParse($Listen, [ref]$port) -and $port -gt 0) { return "127.0.0.1:$port" }
+    $endpoint = $null
+    if ([System.Net.IPEndPoint]::TryParse($Listen, [ref]$endpoint)) { return $endpoint.ToString() }
+    return $Listen
 }
 
 function NewCloudDriveDscError([string] $Id, [GeoDrive.Core.Errors.ErrorKind] $Kind, [string] $Message, [string] $Remedy)

@@ -258,6 +258,142 @@ public sealed class DscTests(S3ServerFixture s3) : ServiceTests
         Assert.Equal("local by design", await File.ReadAllTextAsync(d.Cached("notes.tmp")));
     }
 
+    private const string PeerKeyText = "dsc-peer-key-0123456789abcdef";
+
+    /// <summary>The newer New-CloudDrive settings on $r: a case-insensitive drive telling $peer, listening on $listen, with the peer key.</summary>
+    private const string PeerSettings = """
+
+        $r.CaseInsensitive = $true
+        $r.Peer = @($peer)
+        $r.PeerListen = $listen
+        $r.PeerKey = [pscredential]::new('peer', [System.Net.NetworkCredential]::new('', $peerKey).SecurePassword)
+        """;
+
+    private static Dictionary<string, object?> PeerVariables(DriveScenario d, string peer, string listen)
+    {
+        var variables = d.Variables();
+        variables["peer"] = peer;
+        variables["listen"] = listen;
+        variables["peerKey"] = PeerKeyText;
+        return variables;
+    }
+
+    [Fact]
+    public void CaseInsensitive_Peer_PeerListen_and_PeerKey_round_trip_and_the_key_is_never_shown()
+    {
+        using var d = new DriveScenario(s3, DriveScenario.Policy(settle: "0s"));
+        var port = S3TestServer.FreePort();
+        // The peer as an administrator may write it (upper-case host, a trailing slash); the listener as a port alone.
+        var variables = PeerVariables(d, $"HTTP://LocalHost:{S3TestServer.FreePort()}/", port.ToString(System.Globalization.CultureInfo.InvariantCulture));
+
+        Assert.False((bool)Ps.Invoke(Resource + PeerSettings + "\n$r.Test()", variables).Single().BaseObject);
+        Ps.Invoke(Resource + PeerSettings + "\n$r.Set()", variables);
+        Assert.Empty(Ps.LastErrors);
+        Assert.True((bool)Ps.Invoke(Resource + PeerSettings + "\n$r.Test()", variables).Single().BaseObject);
+
+        var drive = Ps.Invoke("Get-CloudDrive -Name $name", d.Variables()).Single();
+        Assert.True((bool)drive.Properties["CaseInsensitive"].Value);
+        Assert.Equal($"127.0.0.1:{port}", drive.Properties["PeerListen"].Value);
+        Assert.True((bool)drive.Properties["PeerKeySet"].Value);
+        var got = Ps.Invoke(Resource + "\n$r.Get()", d.Variables()).Single();
+        Assert.True((bool)got.Properties["CaseInsensitive"].Value);
+        Assert.Equal((string[])drive.Properties["Peers"].Value, (string[])got.Properties["Peer"].Value);
+        Assert.Equal($"127.0.0.1:{port}", got.Properties["PeerListen"].Value);
+        Assert.True((bool)got.Properties["PeerKeySet"].Value);
+        Assert.Null(got.Properties["PeerKey"].Value);
+
+        // What Get() returns, applied as the desired state, is the state: the round trip changes nothing.
+        var definitions = DrivesJson;
+        var peerKeyFile = Path.Combine(Service.HomePath, "credentials", d.Name + "@peer.json");
+        var keyWritten = File.GetLastWriteTimeUtc(peerKeyFile);
+        var logLines = LogLines;
+        Ps.Invoke(Resource + "\n$r.CaseInsensitive = $got.CaseInsensitive; $r.Peer = $got.Peer; $r.PeerListen = $got.PeerListen\n$r.Set()",
+            new Dictionary<string, object?>(d.Variables()) { ["got"] = got });
+        Assert.Empty(Ps.LastErrors);
+        Ps.Invoke(Resource + PeerSettings + "\n$r.Set()", variables);
+        Assert.Empty(Ps.LastErrors);
+        Assert.Equal(definitions, DrivesJson);
+        Assert.Equal(keyWritten, File.GetLastWriteTimeUtc(peerKeyFile));
+        Assert.Equal(logLines, LogLines);
+
+        // A changed peer list is drift, and Set() applies it; '' stops the listener.
+        var other = $"http://127.0.0.1:{S3TestServer.FreePort()}";
+        const string change = "\n$r.Peer = @($other); $r.PeerListen = ''";
+        var changed = new Dictionary<string, object?>(variables) { ["other"] = other };
+        Assert.False((bool)Ps.Invoke(Resource + PeerSettings + change + "\n$r.Test()", changed).Single().BaseObject);
+        Ps.Invoke(Resource + PeerSettings + change + "\n$r.Set()", changed);
+        Assert.Empty(Ps.LastErrors);
+        Assert.True((bool)Ps.Invoke(Resource + PeerSettings + change + "\n$r.Test()", changed).Single().BaseObject);
+        drive = Ps.Invoke("Get-CloudDrive -Name $name", d.Variables()).Single();
+        Assert.Equal([other], (string[])drive.Properties["Peers"].Value);
+        Assert.Null(drive.Properties["PeerListen"].Value);
+        Assert.Equal(keyWritten, File.GetLastWriteTimeUtc(peerKeyFile));   // the same key, not written again
+
+        Assert.DoesNotContain(PeerKeyText, Service.ReadLog(), StringComparison.Ordinal);
+        Assert.DoesNotContain(PeerKeyText, DrivesJson, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void A_drive_made_case_sensitive_is_drift_for_CaseInsensitive_and_Set_refuses_to_change_it()
+    {
+        using var d = new DriveScenario(s3, DriveScenario.Policy(settle: "0s"));
+        Set(d, "\n$r.CaseInsensitive = $false");
+        var definitions = DrivesJson;
+
+        Assert.False(Test(d, "\n$r.CaseInsensitive = $true"));
+        var refused = Ps.InvokeExpectingError(Resource + "\n$r.CaseInsensitive = $true\n$r.PolicyPath = @()\n$r.Set()", d.Variables());
+
+        Assert.StartsWith("DscPropertyImmutable", refused.FullyQualifiedErrorId, StringComparison.Ordinal);
+        Assert.Contains("CaseInsensitive", refused.Exception.Message, StringComparison.Ordinal);
+        Assert.Contains("Ensure = 'Absent'", refused.Exception.Message, StringComparison.Ordinal);
+        Assert.Equal(definitions, DrivesJson);   // nothing else was changed on the way (not the policy either)
+        Assert.False((bool)Ps.Invoke("(Get-CloudDrive -Name $name).CaseInsensitive", d.Variables()).Single().BaseObject);
+    }
+
+    [Fact]
+    public void The_v3_manifest_takes_caseInsensitive_peer_peerListen_and_peerKey_and_never_returns_the_key()
+    {
+        using var d = new DriveScenario(s3, DriveScenario.Policy(settle: "0s"));
+        var dsc = new DscRunner(Service.SocketPath, d.Root);
+        var port = S3TestServer.FreePort();
+        var peer = $"http://127.0.0.1:{S3TestServer.FreePort()}";
+        var desired = new JsonObject
+        {
+            ["name"] = d.Name,
+            ["cachePath"] = d.CachePath,
+            ["mountPath"] = d.MountPath,
+            ["endpoint"] = s3.Endpoint,
+            ["bucket"] = d.Bucket,
+            ["credential"] = new JsonObject { ["username"] = s3.AccessKey, ["password"] = s3.SecretKey },
+            ["caseInsensitive"] = true,
+            ["peer"] = new JsonArray(peer),
+            ["peerListen"] = $"127.0.0.1:{port}",
+            ["peerKey"] = PeerKeyText,
+        };
+
+        var set = dsc.Invoke("set", desired);
+        Assert.True(set.ExitCode == 0, set.Errors);
+        Assert.True((bool)set.Json["caseInsensitive"]!);
+        Assert.Equal(peer, (string)set.Json["peer"]!.AsArray().Single()!);
+        Assert.Equal($"127.0.0.1:{port}", (string)set.Json["peerListen"]!);
+        Assert.True((bool)set.Json["peerKeySet"]!);
+        Assert.False(set.Json.ContainsKey("peerKey"));
+        var test = dsc.Invoke("test", desired);
+        Assert.True((bool)test.Json["_inDesiredState"]!, test.Output + test.Errors);
+
+        desired["caseInsensitive"] = false;
+        var drift = dsc.Invoke("test", desired);
+        Assert.False((bool)drift.Json["_inDesiredState"]!);
+        var refused = dsc.Invoke("set", desired);
+        Assert.NotEqual(0, refused.ExitCode);
+        Assert.Contains("DscPropertyImmutable", refused.Errors, StringComparison.Ordinal);
+
+        foreach (var output in new[] { set, test, drift, refused })
+        {
+            Assert.DoesNotContain(PeerKeyText, output.Output + output.Errors, StringComparison.Ordinal);
+        }
+    }
+
     /// <summary>The service shows a key id masked (Get-CloudDrive's AccessKeyId): last 4 characters from 12 on, else stars.</summary>
     private static string MaskedKeyId(string keyId) => keyId.Length >= 12 ? new string('*', keyId.Length - 4) + keyId[^4..] : "****";
 }

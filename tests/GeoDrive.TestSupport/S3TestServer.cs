@@ -132,6 +132,7 @@ public sealed class CephS3Fixture : S3TestServer
         {
             throw new InvalidOperationException("Ceph's radosgw is not installed: run scripts/install-deps.sh (apt packages ceph-mon ceph-osd radosgw ceph-common).");
         }
+        HoldCluster();
         RunScript("start-ceph-s3.sh");
         var endpoint = $"http://127.0.0.1:{Environment.GetEnvironmentVariable("S3_PORT") ?? "7480"}";
         var ak = Environment.GetEnvironmentVariable("S3_ACCESS_KEY") ?? "test";
@@ -152,5 +153,20 @@ public sealed class CephS3Fixture : S3TestServer
     protected override void Stop()
     {
         // Left running: starting Ceph costs ~15 s, and the next suite reuses it.
+    }
+
+    private static readonly Lock UsersGate = new();
+    private static FileStream? _users;
+
+    // A shared lock on "<cluster dir>.users" for the rest of this test process: `stop-ceph-s3.sh --if-unused`
+    // (what `demo.sh stop` runs) leaves the cluster running while anyone holds it. .NET takes a shared
+    // flock for a file opened with FileShare.ReadWrite, and it goes when the process ends.
+    private static void HoldCluster()
+    {
+        lock (UsersGate)
+        {
+            var dir = Environment.GetEnvironmentVariable("CEPH_S3_DIR") is { Length: > 0 } d ? d : "/tmp/geodrive-ceph";
+            _users ??= new FileStream(dir.TrimEnd('/') + ".users", FileMode.OpenOrCreate, FileAccess.ReadWrite, FileShare.ReadWrite);
+        }
     }
 }

@@ -88,11 +88,14 @@ public sealed class CloudDriveDscResourceTests(ModuleSession session) : CmdletTe
         Assert.Contains(type.GetCustomAttributes(true), a => a is DscResourceAttribute);
         var keys = type.GetProperties().Where(p => p.GetCustomAttributes(true).OfType<DscPropertyAttribute>().Any(d => d.Key)).Select(p => p.Name);
         Assert.Equal(["Name"], keys);
-        foreach (var property in new[] { "Ensure", "CachePath", "MountPath", "Endpoint", "Bucket", "PolicyPath", "Credential", "RemoveCache" })
+        foreach (var property in new[] { "Ensure", "CachePath", "MountPath", "Endpoint", "Bucket", "PolicyPath", "Credential", "RemoveCache", "CaseInsensitive", "Peer", "PeerListen", "PeerKey" })
         {
             Assert.Contains(type.GetProperty(property)!.GetCustomAttributes(true), a => a is DscPropertyAttribute { Key: false, NotConfigurable: false });
         }
         Assert.Equal(typeof(PSCredential), type.GetProperty("Credential")!.PropertyType);
+        Assert.Equal(typeof(PSCredential), type.GetProperty("PeerKey")!.PropertyType);   // a secret, as PSDSC carries them
+        Assert.Equal(typeof(bool?), type.GetProperty("CaseInsensitive")!.PropertyType);   // not given: the platform's default
+        Assert.Contains(type.GetProperty("PeerKeySet")!.GetCustomAttributes(true), a => a is DscPropertyAttribute { NotConfigurable: true });
         Assert.NotNull(type.GetMethod("Get"));
         Assert.Equal(typeof(bool), type.GetMethod("Test")!.ReturnType);
         Assert.NotNull(type.GetMethod("Set"));
