@@ -2,6 +2,7 @@ using Amazon.S3;
 using Amazon.S3.Model;
 using GeoDrive.Core.Errors;
 using GeoDrive.Core.Model;
+using GeoDrive.Engine.Layout;
 using GeoDrive.TestSupport;
 
 namespace GeoDrive.Engine.Tests;
@@ -231,5 +232,26 @@ public sealed class VersionRestoreTests(CephS3Fixture ceph) : IClassFixture<Ceph
         var conflict = Assert.Single(rig.Engine.ReadEvents(kind: DriveEventKind.Conflict));
         Assert.Contains(written, conflict.Message, StringComparison.Ordinal);
         Assert.Equal("the other site's edit"u8.ToArray(), await VersionBytesAsync(rig, "report.docx", written));
+    }
+
+    [Fact]
+    [System.Runtime.Versioning.UnsupportedOSPlatform("windows")]
+    public async Task A_property_change_that_changes_nothing_adds_no_version_and_one_that_does_adds_one_of_the_same_bytes()
+    {
+        await using var rig = await VersionedRigAsync(ceph);
+        var bytes = DriveRig.RandomBytes(3_000, 41);
+        await WriteAndUploadAsync(rig, "minutes.txt", bytes);
+
+        // As a chmod to the mode the file has, or the kernel's setattr of the time it has: the mount tells the engine all the same.
+        rig.Engine.PropertiesChanged("minutes.txt", rig.Caller);
+        await rig.Engine.TickAsync();
+        Assert.Single(await rig.Store.ListVersionsAsync("minutes.txt"));
+
+        File.SetUnixFileMode(rig.Local("minutes.txt"), UnixFileMode.UserRead);
+        rig.Engine.PropertiesChanged("minutes.txt", rig.Caller);
+        await rig.Engine.TickAsync();
+        Assert.Equal(2, (await rig.Store.ListVersionsAsync("minutes.txt")).Count);
+        Assert.Equal("400", (await rig.Store.HeadAsync("minutes.txt"))!.Metadata[ObjectLayout.ModeKey]);
+        Assert.Equal(bytes, await rig.ObjectBytesAsync("minutes.txt"));
     }
 }

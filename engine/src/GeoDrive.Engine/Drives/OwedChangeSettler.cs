@@ -413,6 +413,12 @@ internal sealed class OwedChangeSettler(
                 owed.Done(change);
                 return;
             }
+            if (SaysAlready(there, metadata))
+            {
+                // chmod to the mode it had, a kernel's setattr of the time it has: a copy would only add a version.
+                owed.Done(change);
+                return;
+            }
             ObjectInfo copied;
             try
             {
@@ -437,6 +443,15 @@ internal sealed class OwedChangeSettler(
             owed.Done(change);
             made(new BucketChangeMade(BucketChangeMadeKind.Put, change.Key));
         }
+    }
+
+    /// <summary>Whether the object's metadata already is <paramref name="metadata"/> (but for which site wrote it, and the tags, which are no metadata).</summary>
+    private static bool SaysAlready(ObjectInfo there, Dictionary<string, string> metadata)
+    {
+        static bool Compared(string key) => key != ObjectLayout.SiteKey && key != ObjectLayout.ObjectTaggingKey;
+        var wanted = metadata.Where(m => Compared(m.Key)).ToList();
+        return wanted.Count == there.Metadata.Count(m => Compared(m.Key))
+            && wanted.All(m => there.Metadata.TryGetValue(m.Key, out var value) && value == m.Value);
     }
 
     /// <summary>
