@@ -39,7 +39,7 @@ public sealed class EngineMeter : IDisposable
             "From a stub's recall starting to its bytes verified and on disk.",
             advice: new InstrumentAdvice<double> { HistogramBucketBoundaries = DurationBuckets });
         ThrottleWait = Meter.CreateCounter<double>("geodrive.throttle.wait", "s",
-            "Time transfers were held by the policy's throttle, by direction (upload, download); summed over concurrent transfers.");
+            "Waits the policy's throttle imposed on transfers, by direction (upload, download); summed over concurrent transfers.");
 
         Meter.CreateObservableGauge("geodrive.files", () => Observe(FilesByState), "{file}",
             "Files in the drive's index by state (Dirty, Uploading, Cached, Stubbed, Recalling, Excluded).");
