@@ -281,16 +281,13 @@ public sealed partial class DriveEngine : IAsyncDisposable
         var driveEvent = new DriveEvent { TimeUtc = _clock.UtcNow, Kind = kind, Path = path, Message = message, ErrorId = errorId };
         _index.AppendEvent(driveEvent);
         EventRecorded?.Invoke(driveEvent);
-        if (errorId is not null)
-        {
-            Metrics.Error(errorId);
-        }
         if (errorId is null)
         {
             _logger.LogInformation("{Drive}: {Kind} {Path}: {Message}", Name, kind, path, message);
         }
         else
         {
+            Metrics.Error(errorId);
             _logger.LogWarning("{Drive}: {Kind} {Path}: {Message} ({ErrorId})", Name, kind, path, message, errorId);
         }
     }
