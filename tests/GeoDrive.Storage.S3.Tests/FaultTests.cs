@@ -110,6 +110,22 @@ public sealed class FaultTests(S3ServerFixture s3) : IClassFixture<S3ServerFixtu
     }
 
     [Fact]
+    public async Task Endpoint_health_shows_a_stopped_endpoint_out_with_its_failures_while_the_other_serves()
+    {
+        var bucket = s3.CreateBucket();
+        var first = Proxy();
+        var second = Proxy();
+        using var store = Store(bucket, first, second);
+        var address = (FaultProxy p) => new Uri(p.Endpoint).GetLeftPart(UriPartial.Authority);
+        Assert.Equal([new(address(first), true, 0), new(address(second), true, 0)], store.EndpointHealth());
+
+        first.Stop();
+        Assert.Null(await store.HeadAsync("x"));
+
+        Assert.Equal([new(address(first), false, 1), new(address(second), true, 0)], store.EndpointHealth());
+    }
+
+    [Fact]
     public async Task A_stopped_endpoint_is_probed_back_in_once_it_answers_again()
     {
         var bucket = s3.CreateBucket();

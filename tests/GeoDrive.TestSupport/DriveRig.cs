@@ -48,14 +48,16 @@ public sealed class DriveRig : IAsyncDisposable
     /// <param name="storeInFront">Wraps the real store for fault injection (e.g. holding PUTs); the engine talks to what it returns.</param>
     /// <param name="caseInsensitive">A case-insensitive drive (DriveEngineOptions.CaseInsensitive).</param>
     /// <param name="bucket">An existing bucket (a second drive on another drive's bucket); a new one by default.</param>
+    /// <param name="meter">The instruments the engine reports on (a test's own, to read them alone); the shared one by default.</param>
     public DriveRig(S3TestServer s3, string? policyYaml = null, string? cachePath = null, long multipartThreshold = 64L << 20, string? endpoint = null, bool stateOutsideCache = false,
         int uploadThreads = 4, Func<GeoDrive.Core.Ports.IObjectStore, GeoDrive.Core.Ports.IObjectStore>? storeInFront = null, bool hookedIndex = false,
-        bool caseInsensitive = false, string? bucket = null)
+        bool caseInsensitive = false, string? bucket = null, GeoDrive.Engine.Metrics.EngineMeter? meter = null)
     {
         _caseInsensitive = caseInsensitive;
         _uploadThreads = uploadThreads;
         _storeInFront = storeInFront;
         _hookedIndex = hookedIndex;
+        _meter = meter;
         S3 = s3;
         Bucket = bucket ?? s3.CreateBucket();
         CachePath = cachePath ?? _temp.CreateSubdirectory("cache");
@@ -176,6 +178,7 @@ public sealed class DriveRig : IAsyncDisposable
 
     private readonly int _uploadThreads;
     private readonly bool _caseInsensitive;
+    private readonly GeoDrive.Engine.Metrics.EngineMeter? _meter;
     private readonly Func<GeoDrive.Core.Ports.IObjectStore, GeoDrive.Core.Ports.IObjectStore>? _storeInFront;
     private readonly bool _hookedIndex;
 
@@ -183,7 +186,7 @@ public sealed class DriveRig : IAsyncDisposable
     public HookedIndex? Hooks { get; private set; }
 
     private DriveEngine NewEngine() =>
-        new(new DriveEngineOptions { Name = "test", CachePath = CachePath, InternalPath = StatePath, TimeZone = TimeZone, UploadConcurrency = _uploadThreads, CaseInsensitive = _caseInsensitive },
+        new(new DriveEngineOptions { Name = "test", CachePath = CachePath, InternalPath = StatePath, TimeZone = TimeZone, UploadConcurrency = _uploadThreads, CaseInsensitive = _caseInsensitive, Meter = _meter },
             _storeInFront?.Invoke(Store) ?? Store, _hookedIndex ? Hooks = new HookedIndex(_index) : _index, Policy, Clock);
 
     public async ValueTask DisposeAsync()

@@ -4,7 +4,16 @@ using GeoDrive.Service.Drives;
 using GeoDrive.Service.Hosting;
 using GeoDrive.Service.Hosting.Windows;
 
-var options = ServiceOptions.FromArgs(args);
+ServiceOptions options;
+try
+{
+    options = ServiceOptions.FromArgs(args);
+}
+catch (GeoDrive.Core.Errors.GeoDriveException ex)
+{
+    Console.Error.WriteLine($"error {ex.ErrorId}: {ex.FullMessage}");
+    return 2;
+}
 var endpoint = options.Endpoint;
 if (ControlListener.IsServed(endpoint))
 {
@@ -39,6 +48,8 @@ builder.Services.AddSingleton(options);
 builder.Services.AddSingleton<IClock>(options.TestClockPath is { } clockFile ? new FileClock(clockFile) : SystemClock.Instance);
 builder.Services.AddSingleton<DriveRegistry>();
 builder.Services.AddHostedService(sp => sp.GetRequiredService<DriveRegistry>());
+// The Prometheus scrape endpoint, only when --metrics-listen (or GEODRIVE_METRICS_LISTEN) names an address.
+MetricsListener.AddTo(builder, options);
 builder.Services.ConfigureHttpJsonOptions(o => o.SerializerOptions.PropertyNamingPolicy = System.Text.Json.JsonNamingPolicy.CamelCase);
 builder.Services.Configure<HostOptions>(o => o.ShutdownTimeout = TimeSpan.FromSeconds(30));
 

@@ -89,6 +89,17 @@ internal sealed class S3EndpointPool : IDisposable
         }
     }
 
+    /// <summary>Each endpoint now: in the rotation (not sitting out, not known to be silent) and its consecutive failures.</summary>
+    public IReadOnlyList<GeoDrive.Core.Ports.EndpointHealth> Health()
+    {
+        var now = _options.Time.GetUtcNow();
+        lock (_gate)
+        {
+            return _endpoints.Select(e => new GeoDrive.Core.Ports.EndpointHealth(
+                $"{e.Url.Scheme}://{e.Url.Authority}", e.OutUntil <= now && e.Silence.Silent() is null, e.Failures)).ToArray();
+        }
+    }
+
     public void Dispose()
     {
         foreach (var endpoint in _endpoints)

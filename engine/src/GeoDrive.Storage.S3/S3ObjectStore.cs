@@ -14,7 +14,7 @@ namespace GeoDrive.Storage.S3;
 /// A bucket on any S3-compatible server. Streams uploads (multipart above the threshold, aborted on
 /// failure so nothing is orphaned); translates every SDK failure with <see cref="S3Errors"/>.
 /// </summary>
-public sealed partial class S3ObjectStore : IObjectStore, IDisposable
+public sealed partial class S3ObjectStore : IObjectStore, IEndpointHealth, IDisposable
 {
     private readonly S3EndpointPool _endpoints;
     private readonly S3StoreOptions _options;
@@ -380,6 +380,9 @@ public sealed partial class S3ObjectStore : IObjectStore, IDisposable
         var response = await OnAnyEndpointAsync(null, client => client.ListMultipartUploadsAsync(new ListMultipartUploadsRequest { BucketName = _options.Bucket }, cancellationToken), cancellationToken);
         return (response.MultipartUploads ?? []).Select(u => u.Key).ToList();
     }
+
+    /// <inheritdoc/>
+    public IReadOnlyList<EndpointHealth> EndpointHealth() => _endpoints.Health();
 
     public void Dispose() => _endpoints.Dispose();
 

@@ -79,4 +79,8 @@ public static class ErrorIds
     public const string PeerUnreachable = "PeerUnreachable";
     public const string PeerListenFailed = "PeerListenFailed";
     public const string PeerKeyMissing = "PeerKeyMissing";
+
+    // Metrics: the service's Prometheus scrape endpoint
+    public const string MetricsListenRefused = "MetricsListenRefused";
+    public const string MetricsListenFailed = "MetricsListenFailed";
 }

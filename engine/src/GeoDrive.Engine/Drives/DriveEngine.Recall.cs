@@ -211,6 +211,7 @@ public sealed partial class DriveEngine
         }
 
         Transfers.Recalled(entry.Size);
+        Metrics.RecallTook(System.Diagnostics.Stopwatch.GetElapsedTime(session.Started));
         entry.LastAccessUtc = _clock.UtcNow;
         entry.LastError = null;
         if (ObjectLayout.IsOwnKey(Options.Prefix, key, path, Options.CaseInsensitive))

@@ -1,4 +1,5 @@
 using System.Buffers;
+using System.Diagnostics;
 using GeoDrive.Core.Errors;
 using GeoDrive.Core.Model;
 using GeoDrive.Engine.Files;
@@ -92,6 +93,7 @@ public sealed partial class DriveEngine
             knownETag = entry.ObjectKey == key ? entry.ETag : entry.ReplacesETag ?? _renamed.LeftVersion(key);
             neverUploaded = entry.ObjectKey is null;
         }
+        var started = Stopwatch.GetTimestamp();
 
         try
         {
@@ -151,7 +153,7 @@ public sealed partial class DriveEngine
                         // Written after the comparison: compare again (both changed now: both are kept).
                     }
                 }
-                return await FinishUploadAsync(path, key, generation, local, hashes, head, cancellationToken);
+                return await FinishUploadAsync(path, key, generation, local, hashes, head, started, cancellationToken);
             }
             finally
             {
@@ -227,7 +229,7 @@ public sealed partial class DriveEngine
         }
     }
 
-    private async Task<FileEntry> FinishUploadAsync(string path, string key, long generation, LocalFile local, FileHashes hashes, ObjectInfo? head, CancellationToken cancellationToken)
+    private async Task<FileEntry> FinishUploadAsync(string path, string key, long generation, LocalFile local, FileHashes hashes, ObjectInfo? head, long started, CancellationToken cancellationToken)
     {
         FileEntry result;
         using (await _locks.AcquireAsync(path, cancellationToken))
@@ -300,6 +302,7 @@ public sealed partial class DriveEngine
             result = entry;
         }
         Transfers.Uploaded(local.Size);
+        Metrics.UploadTook(Stopwatch.GetElapsedTime(started));
         ChangeMade(new BucketChangeMade(BucketChangeMadeKind.Put, key));
         _uploads.WentThrough(path);
         return result;

@@ -6,6 +6,7 @@ using GeoDrive.Core.Ports;
 using GeoDrive.Engine.Files;
 using GeoDrive.Engine.Jobs;
 using GeoDrive.Engine.Layout;
+using GeoDrive.Engine.Metrics;
 using GeoDrive.Policies.Evaluation;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
@@ -74,7 +75,15 @@ public sealed partial class DriveEngine : IAsyncDisposable
         _accessWaits = new AccessWaitStubbing(() => _policy, visit => _index.VisitByState(FileState.Cached, visit), _open.ContainsKey, StubAsync, Record, clock, options.TickBatchSize);
         _thresholds = new CacheThresholds(options.CacheVolume ?? new FolderVolume(options.CachePath), () => _policy,
             visit => _index.VisitByState(FileState.Cached, visit), _open.ContainsKey, StubAsync, Record);
+        // Last: a collection may read the drive as soon as it is tracked.
+        Metrics = (options.Meter ?? EngineMeter.Shared).Track(this);
     }
+
+    /// <summary>The drive on the engine's meter (docs/metrics.md): errors, durations and throttle waits as they happen.</summary>
+    public DriveMetrics Metrics { get; }
+
+    /// <summary>The store's endpoints as they stand (none when the store does not say).</summary>
+    public IReadOnlyList<EndpointHealth> EndpointHealth() => _store is IEndpointHealth health ? health.EndpointHealth() : [];
 
     // The recalls in flight and their bytes; the file's life around them is DriveEngine.Recall's, under its lock.
     private Recaller Recalls { get; }
@@ -107,7 +116,11 @@ public sealed partial class DriveEngine : IAsyncDisposable
     public Task WhenUploadsIdleAsync(CancellationToken cancellationToken = default) => _uploads.WhenIdleAsync(cancellationToken);
 
     /// <summary>Stops the upload workers: queued files stay Dirty in the index, uploads in flight are cancelled and go again at the next start.</summary>
-    public ValueTask DisposeAsync() => _uploads.DisposeAsync();
+    public ValueTask DisposeAsync()
+    {
+        Metrics.Dispose();
+        return _uploads.DisposeAsync();
+    }
 
     // Scheduled recall jobs (Register-CloudRecallJob, the policy's recallJobs): their own collaborator.
     private readonly RecallJobScheduler _recallJobs;
@@ -135,8 +148,8 @@ public sealed partial class DriveEngine : IAsyncDisposable
 
     // spec.throttle: one limit per direction for all the drive's transfers; the window in force is
     // chosen by the engine's clock in the machine's local time, as administrators write schedules.
-    private Throttle UploadThrottle => _uploadThrottle ??= new Throttle(() => _policy.ThrottleAt(LocalNow()).Upload);
-    private Throttle DownloadThrottle => _downloadThrottle ??= new Throttle(() => _policy.ThrottleAt(LocalNow()).Download);
+    private Throttle UploadThrottle => _uploadThrottle ??= new Throttle(() => _policy.ThrottleAt(LocalNow()).Upload, wait => Metrics.ThrottleWaited("upload", wait));
+    private Throttle DownloadThrottle => _downloadThrottle ??= new Throttle(() => _policy.ThrottleAt(LocalNow()).Download, wait => Metrics.ThrottleWaited("download", wait));
     private Throttle? _uploadThrottle;
     private Throttle? _downloadThrottle;
 
@@ -274,6 +287,7 @@ public sealed partial class DriveEngine : IAsyncDisposable
         }
         else
         {
+            Metrics.Error(errorId);
             _logger.LogWarning("{Drive}: {Kind} {Path}: {Message} ({ErrorId})", Name, kind, path, message, errorId);
         }
     }

@@ -49,6 +49,9 @@ public sealed class DriveEngineOptions
     /// </summary>
     public TimeSpan BucketCheckDeadline { get; init; } = TimeSpan.FromSeconds(5);
 
+    /// <summary>The instruments the drive reports on; null: <see cref="Metrics.EngineMeter.Shared"/> (the service's).</summary>
+    public Metrics.EngineMeter? Meter { get; init; }
+
     /// <summary>The engine's own folder name inside the cache.</summary>
     public const string InternalFolder = ".geodrive";
 

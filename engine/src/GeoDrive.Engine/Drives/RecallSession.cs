@@ -23,6 +23,7 @@ internal sealed class RecallSession
 
     public RecallSession(FileEntry entry, string key, long rangeSize, CancellationToken stopping)
     {
+        Started = System.Diagnostics.Stopwatch.GetTimestamp();
         Path = entry.Path;
         Key = key;
         Size = entry.Size;
@@ -38,6 +39,9 @@ internal sealed class RecallSession
     }
 
     private readonly CancellationTokenRegistration _stopping;
+
+    /// <summary>When the recall started (a Stopwatch timestamp), for its duration.</summary>
+    public long Started { get; }
 
     /// <summary>The recall is over (its outcome recorded): it no longer listens for the engine stopping.</summary>
     public void Ended() => _stopping.Dispose();

@@ -40,6 +40,11 @@ public sealed class TransferMeter
         Interlocked.Add(ref _recalledBytes, bytes);
     }
 
+    /// <summary>Totals and bytes in flight as they are, without taking a sample for the rates (metrics read them this way).</summary>
+    public TransferTotals Totals() => new(
+        Interlocked.Read(ref _uploadedFiles), Interlocked.Read(ref _uploadedBytes), Interlocked.Read(ref _recalledFiles),
+        Interlocked.Read(ref _recalledBytes), Interlocked.Read(ref _uploadingBytes), Interlocked.Read(ref _recallingBytes));
+
     /// <summary>Takes a sample at <paramref name="now"/> and reports totals, bytes in flight and rates over the window.</summary>
     public TransferSnapshot Snapshot(DateTimeOffset now)
     {
@@ -66,6 +71,10 @@ public sealed class TransferMeter
             Interlocked.Read(ref _uploadingBytes), Interlocked.Read(ref _recallingBytes), uploadRate, recallRate);
     }
 }
+
+/// <summary>Totals since the drive started and bytes in flight now.</summary>
+public sealed record TransferTotals(
+    long UploadedFiles, long UploadedBytes, long RecalledFiles, long RecalledBytes, long UploadingBytes, long RecallingBytes);
 
 /// <summary>Totals since the drive started, bytes in flight now, and bytes per second over the last window.</summary>
 public sealed record TransferSnapshot(

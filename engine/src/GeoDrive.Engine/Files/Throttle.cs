@@ -7,9 +7,9 @@ namespace GeoDrive.Engine.Files;
 /// the rate in force (0 = unlimited) holding at most one second of it, so a busy machine's late
 /// wake-ups are made up rather than lost, and the rate holds over any second or longer. The rate comes
 /// from the policy at the engine's clock (schedule windows); the pacing waits in real time, as any
-/// limiter must.
+/// limiter must. Each wait it imposes is told to <paramref name="waited"/> (the drive's metrics).
 /// </summary>
-public sealed class Throttle(Func<long> bytesPerSecond)
+public sealed class Throttle(Func<long> bytesPerSecond, Action<TimeSpan>? waited = null)
 {
     private readonly Lock _gate = new();
     private readonly Stopwatch _clock = Stopwatch.StartNew();
@@ -35,6 +35,7 @@ public sealed class Throttle(Func<long> bytesPerSecond)
         }
         if (wait > TimeSpan.Zero)
         {
+            waited?.Invoke(wait);
             await Task.Delay(wait, cancellationToken);
         }
     }

@@ -2,7 +2,7 @@ using GeoDrive.Api;
 
 namespace GeoDrive.Service.Hosting;
 
-/// <summary>The service's own settings, from the command line (--socket, --home, --tick, --admin-group) or the environment.</summary>
+/// <summary>The service's own settings, from the command line (--socket, --home, --tick, --admin-group, --metrics-listen) or the environment.</summary>
 /// <remarks>--socket takes a socket path, or on Windows a pipe address (\\.\pipe\geodrive, the default there).</remarks>
 public sealed class ServiceOptions
 {
@@ -22,9 +22,20 @@ public sealed class ServiceOptions
     /// </summary>
     public string? AdminGroup { get; init; }
 
-    public static ServiceOptions FromArgs(string[] args)
+    /// <summary>
+    /// Where the Prometheus scrape endpoint listens (--metrics-listen, GEODRIVE_METRICS_LISTEN); null: it does not (the default).
+    /// Loopback unless --metrics-allow-remote (<see cref="MetricsAddress"/>).
+    /// </summary>
+    public System.Net.IPEndPoint? MetricsListen { get; init; }
+
+    /// <summary>Parses the command line; throws MetricsListenRefused for a metrics address it will not serve.</summary>
+    public static ServiceOptions FromArgs(string[] args) => FromArgs(args, Environment.GetEnvironmentVariable);
+
+    public static ServiceOptions FromArgs(string[] args, Func<string, string?> environment)
     {
         string? socket = null, home = null, testClock = null, adminGroup = null;
+        var metricsListen = environment(MetricsAddress.ListenEnvironmentVariable);
+        var allowRemote = environment(MetricsAddress.AllowRemoteEnvironmentVariable) is "1" or "true" or "True";
         var tick = TimeSpan.FromSeconds(1);
         for (var i = 0; i < args.Length; i++)
         {
@@ -43,6 +54,13 @@ public sealed class ServiceOptions
                     adminGroup = value;
                     i++;
                     break;
+                case "--metrics-listen" when value is not null:
+                    metricsListen = value;
+                    i++;
+                    break;
+                case "--metrics-allow-remote":
+                    allowRemote = true;
+                    break;
                 case "--test-clock" when value is not null:
                     testClock = value;
                     i++;
@@ -60,6 +78,7 @@ public sealed class ServiceOptions
             TickInterval = tick,
             TestClockPath = testClock,
             AdminGroup = adminGroup,
+            MetricsListen = string.IsNullOrWhiteSpace(metricsListen) ? null : MetricsAddress.Parse(metricsListen, allowRemote),
         };
     }
 
