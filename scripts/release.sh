@@ -31,7 +31,7 @@ STAGE=$(mktemp -d "${TMPDIR:-/tmp}/geodrive-release.XXXXXX"); trap 'rm -rf "$STA
 module() {
   # Built into the stage, never into module/bin, which the repository's own manifest (and running tests) load.
   local root=$STAGE/module/GeoDrive
-  dotnet build module/src/GeoDrive.Commands -c Release -nologo -v q -clp:ErrorsOnly -p:Version="$VERSION" \
+  dotnet build module/src/GeoDrive.Commands -c Release -nologo -v q "-clp:ErrorsOnly;NoSummary" -p:Version="$VERSION" \
     -p:OutputPath="$STAGE/module/build/" -p:AppendTargetFrameworkToOutputPath=false
   # The module's folder as an administrator gets it: the manifest at its root and the paths it names.
   mkdir -p "$root/module/bin/en-US" "$root/module/dsc"
@@ -83,5 +83,5 @@ for part in "${PARTS[@]}"; do
   esac
 done
 # Checksums of every artifact of this version in the folder, whichever parts this run made.
-(cd "$OUT" && ls GeoDrive."$VERSION".nupkg geodrive-service-"$VERSION"-* 2>/dev/null | xargs -r sha256sum > SHA256SUMS)
+(cd "$OUT" && shopt -s nullglob && sha256sum GeoDrive."$VERSION".nupk[g] geodrive-service-"$VERSION"-*.{tar.gz,zip} > SHA256SUMS)
 echo "checksums: $OUT/SHA256SUMS"
