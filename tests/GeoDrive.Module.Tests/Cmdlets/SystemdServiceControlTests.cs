@@ -73,9 +73,9 @@ public sealed class SystemdServiceControlTests(ModuleSession session) : CmdletTe
 
         // No parameters, as with the unit installed; the binary and home come from the environment.
         var error = Session.InvokeExpectingError("""
-            $env:GEODRIVE_SERVICE_PATH = $fake; $env:GEODRIVE_HOME = $home
+            $env:GEODRIVE_SERVICE_PATH = $fake; $env:GEODRIVE_HOME = $stateHome
             try { Start-GeoDriveService } finally { $env:GEODRIVE_SERVICE_PATH = $null; $env:GEODRIVE_HOME = $null }
-            """, new Dictionary<string, object?> { ["fake"] = fake, ["home"] = home });
+            """, new Dictionary<string, object?> { ["fake"] = fake, ["stateHome"] = home });
 
         Assert.Equal("ServiceStartFailed,GeoDrive.Commands.StartGeoDriveServiceCommand", error.FullyQualifiedErrorId);
         Assert.Contains($"started by the cmdlet: --socket {Session.DeadSocket} --home {home}", File.ReadAllText(Path.Combine(home, "service.log")), StringComparison.Ordinal);
