@@ -1,12 +1,9 @@
 using System.Diagnostics;
 using System.Globalization;
-using System.Management.Automation;
-using System.Management.Automation.Runspaces;
 using System.Text;
 using System.Text.RegularExpressions;
 using GeoDrive.Api;
 using GeoDrive.TestSupport;
-using Command = GeoDrive.TestSupport.Command;
 
 namespace GeoDrive.Packaging.Tests;
 
@@ -40,30 +37,28 @@ public sealed partial class SandboxTests(S3ServerFixture s3) : IClassFixture<S3S
         Assert.Equal(capabilities.Count, ReadCapabilities(info.ProcessId));
         Assert.Contains("NoNewPrivs:\t1", File.ReadAllText($"/proc/{info.ProcessId}/status"), StringComparison.Ordinal);
 
-        using var runspace = RunspaceFactory.CreateRunspace(InitialSessionState.CreateDefault2());
-        runspace.Open();
-        Invoke(runspace, $"$env:GEODRIVE_SOCKET = '{socket}'; Import-Module '{Path.Combine(RepositoryRoot.Path, "GeoDrive.psd1")}' -ErrorAction Stop");
+        // Through the control API (the release tests import the packaged module into this process).
         var policy = _temp.Combine("policy.yaml");
         File.WriteAllText(policy, "apiVersion: geodrive/v1\nkind: CloudDrivePolicy\nmetadata: { name: sandbox }\nspec:\n  upload: { settle: 1s }\n");
-        Invoke(runspace, $"""
-            $cred = [pscredential]::new('{s3.AccessKey}', [System.Net.NetworkCredential]::new('', '{s3.SecretKey}').SecurePassword)
-            $null = New-CloudDrive -Name sandbox -CachePath '{_temp.Combine("cache")}' -MountPath '{mount}' -Endpoint '{s3.Endpoint}' -Bucket '{s3.CreateBucket()}' -Credential $cred -PolicyPath '{policy}' -WarningAction SilentlyContinue
-            """);
+        await client.NewDriveAsync(new NewDriveRequest
+        {
+            Name = "sandbox", CachePath = _temp.Combine("cache"), MountPath = mount, Endpoint = s3.Endpoint, Bucket = s3.CreateBucket(),
+            AccessKey = s3.AccessKey, SecretKey = s3.SecretKey, PolicyPaths = [policy],
+        });
 
         var file = Path.Combine(mount, "team", "q3.txt");
         Assert.Equal(0, Unprivileged.Run("sh", "-c", $"mkdir '{mount}/team' && echo q3-figures > '{file}'").ExitCode);
         Command.Output("chmod", "g+s", Path.Combine(mount, "team"));
         Command.Output("chown", "daemon:nogroup", file);
         Command.Output("setfacl", "-m", "u:nobody:r--", file);
-        Invoke(runspace, """
-            $deadline = [DateTime]::UtcNow.AddSeconds(60)
-            while ((Get-CloudFile -Drive sandbox -Path team/q3.txt).State -ne 'Cached') {
-                if ([DateTime]::UtcNow -gt $deadline) { throw 'not Cached within 60 s' }
-                [Threading.Thread]::Sleep(200)
-            }
-            $null = Invoke-ForceStub -Drive sandbox -Path team/q3.txt -Confirm:$false
-            """);
-        Assert.Equal("Stubbed", Invoke(runspace, "(Get-CloudFile -Drive sandbox -Path team/q3.txt).State").Single().ToString());
+        var deadline = DateTime.UtcNow.AddSeconds(60);
+        while ((await client.GetFilesAsync("sandbox", "team/q3.txt")).Single().State != "Cached")
+        {
+            Assert.True(DateTime.UtcNow < deadline, "not Cached within 60 s");
+            await Task.Delay(200);
+        }
+        await client.StubAsync("sandbox", new FileActionRequest { Paths = ["team/q3.txt"], Literal = true });
+        Assert.Equal("Stubbed", (await client.GetFilesAsync("sandbox", "team/q3.txt")).Single().State);
 
         Assert.Equal((0, "q3-figures\n"), Unprivileged.Run("cat", file));
         Assert.Equal("daemon:nogroup 644\nnobody:nogroup 2755\n", Command.Output("stat", "-c", "%U:%G %a", file, Path.Combine(mount, "team")));
@@ -125,19 +120,6 @@ public sealed partial class SandboxTests(S3ServerFixture s3) : IClassFixture<S3S
                 await Task.Delay(100);
             }
         }
-    }
-
-    private static List<PSObject> Invoke(Runspace runspace, string script)
-    {
-        using var ps = PowerShell.Create();
-        ps.Runspace = runspace;
-        ps.AddScript(script);
-        var result = ps.Invoke().ToList();
-        if (ps.Streams.Error.Count > 0)
-        {
-            throw new InvalidOperationException(string.Join("\n", ps.Streams.Error.Select(e => e.ToString())));
-        }
-        return result;
     }
 
     private static string ServiceExecutable
