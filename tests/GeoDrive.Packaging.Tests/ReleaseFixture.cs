@@ -22,7 +22,15 @@ public sealed class ReleaseFixture : IDisposable
     {
         OutPath = _temp.CreateSubdirectory("out");
         var watch = Stopwatch.StartNew();
-        Script.Run("scripts/release.sh", "--only", "module", "--out", OutPath);
+        try
+        {
+            Script.Run("scripts/release.sh", "--only", "module", "--out", OutPath);
+        }
+        catch
+        {
+            _temp.Dispose();   // xunit disposes no fixture whose constructor threw
+            throw;
+        }
         Elapsed = watch.Elapsed;
         Version = ManifestVersion(File.ReadAllText(Path.Combine(RepositoryRoot.Path, "GeoDrive.psd1")));
         PackagePath = Path.Combine(OutPath, $"GeoDrive.{Version}.nupkg");
