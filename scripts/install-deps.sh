@@ -1,7 +1,7 @@
 #!/bin/bash
 # Installs the Debian packages GeoDrive's demo, tests and benchmarks need. Idempotent; quiet when done.
 set -euo pipefail
-PKGS=(fuse3 libfuse3-3 attr acl uuid-runtime curl ceph-mon ceph-osd radosgw ceph-common rclone)
+PKGS=(fuse3 libfuse3-3 attr acl uuid-runtime curl ceph-mon ceph-osd radosgw ceph-common rclone systemd)
 missing=()
 for p in "${PKGS[@]}"; do dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then

@@ -41,6 +41,9 @@ if (OperatingSystem.IsWindows())
 else
 {
     builder.Services.AddSingleton(DrivePlatform.Fuse());
+    // Started by systemd (docs/linux-service.md): "ready" once the socket answers, "stopping" on SIGTERM, and each
+    // console line with its level for the journal. Nothing changes when anything else starts the service.
+    builder.Services.AddSystemd();
 }
 
 ControlListener.Listen(builder, endpoint);

@@ -53,6 +53,12 @@ public sealed class StartGeoDriveServiceCommand : GeoDriveCmdlet
         {
             return;
         }
+        // Linux under systemd, unit installed (docs/linux-service.md): systemd starts it, with the unit's socket, home and hardening.
+        if (!OperatingSystem.IsWindows() && ServicePath is null && StatePath is null
+            && socketPath == SystemdServiceControl.Current.SocketPath && StartThroughSystemd(probe, socketPath))
+        {
+            return;
+        }
         if (!File.Exists(binary))
         {
             ThrowTerminatingError(NewError(ModuleErrorIds.ServiceBinaryNotFound, ErrorKind.ObjectNotFound,
@@ -128,15 +134,53 @@ public sealed class StartGeoDriveServiceCommand : GeoDriveCmdlet
                     Messages.ServiceScmRefused(output.Trim()), Messages.ServiceScmRemedy, WindowsServiceControl.ServiceName));
                 break;
         }
+        WaitForManagedService(probe, socketPath, "the Windows service", "the Application event log (source GeoDrive)", Messages.ServiceScmRemedy, WindowsServiceControl.ServiceName);
+        return true;
+    }
+
+    /// <summary>False when the unit is not installed or systemd does not run the machine (then the binary is started as before).</summary>
+    private bool StartThroughSystemd(GeoDriveClient probe, string socketPath)
+    {
+        var systemd = SystemdServiceControl.Current;
+        if (!systemd.IsInstalled())
+        {
+            return false;
+        }
+        if (!ShouldProcess($"systemd unit '{SystemdServiceControl.UnitName}'", "Start"))
+        {
+            return true;
+        }
+        WriteVerbose($"Starting the systemd unit {SystemdServiceControl.UnitName} ({systemd.Systemctl} start).");
+        var (outcome, output) = systemd.Start();
+        switch (outcome)
+        {
+            case SystemdOutcome.NotInstalled:
+                return false;
+            case SystemdOutcome.AccessDenied:
+                ThrowTerminatingError(NewError(ModuleErrorIds.ServiceStartFailed, ErrorKind.PermissionDenied,
+                    Messages.ServiceSystemdRefused("start", output), Messages.ServiceSystemdRemedy, SystemdServiceControl.UnitName));
+                break;
+            case SystemdOutcome.Failed:
+                ThrowTerminatingError(NewError(ModuleErrorIds.ServiceStartFailed, ErrorKind.InvalidOperation,
+                    Messages.ServiceSystemdRefused("start", output), Messages.ServiceSystemdRemedy, SystemdServiceControl.UnitName));
+                break;
+        }
+        WaitForManagedService(probe, socketPath, "the systemd unit", "'journalctl -u geodrive'", Messages.ServiceSystemdRemedy, SystemdServiceControl.UnitName);
+        return true;
+    }
+
+    /// <summary>After the SCM or systemd accepted the start: waits until the control API answers and writes the service.</summary>
+    private void WaitForManagedService(GeoDriveClient probe, string socketPath, string what, string whereLogs, string remedy, string target)
+    {
         var deadline = DateTime.UtcNow + StartTimeout;
-        var progress = new ProgressRecord(1, "Start-GeoDriveService", $"Waiting for the Windows service on {socketPath}");
+        var progress = new ProgressRecord(1, "Start-GeoDriveService", $"Waiting for {what} on {socketPath}");
         ServiceInfo? info;
         while ((info = TryGetService(probe)) is null)
         {
             if (DateTime.UtcNow > deadline)
             {
                 ThrowTerminatingError(NewError(ModuleErrorIds.ServiceStartFailed, ErrorKind.ResourceUnavailable,
-                    Messages.ServiceStartTimeout(socketPath, (int)StartTimeout.TotalSeconds, "the Application event log (source GeoDrive)"), Messages.ServiceScmRemedy, WindowsServiceControl.ServiceName));
+                    Messages.ServiceStartTimeout(socketPath, (int)StartTimeout.TotalSeconds, whereLogs), remedy, target));
             }
             WriteProgress(progress);
             if (Cancellation.WaitHandle.WaitOne(TimeSpan.FromMilliseconds(200)))
@@ -146,8 +190,8 @@ public sealed class StartGeoDriveServiceCommand : GeoDriveCmdlet
         }
         progress.RecordType = ProgressRecordType.Completed;
         WriteProgress(progress);
+        UseSocket(socketPath);
         WriteObject(info);
-        return true;
     }
 
     private ServiceInfo? TryGetService(GeoDriveClient client)

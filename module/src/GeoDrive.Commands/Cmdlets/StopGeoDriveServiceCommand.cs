@@ -23,11 +23,30 @@ public sealed class StopGeoDriveServiceCommand : GeoDriveCmdlet
         Try(ApiRoutes.DefaultSocketPath, () =>
         {
             var info = Call((c, ct) => c.GetServiceAsync(ct));
-            if (!ShouldProcess($"GeoDrive service (process {info.ProcessId}, socket {info.SocketPath}, {info.DriveCount} drives)", "Stop"))
+            // The systemd unit's own process is stopped through systemd (docs/linux-service.md), which would
+            // otherwise restart it (Restart=on-failure) or record it as failed.
+            var systemd = OperatingSystem.IsWindows() ? null : SystemdServiceControl.Current;
+            var viaSystemd = systemd?.Query() is { Installed: true, MainProcessId: { } mainPid } && mainPid == info.ProcessId;
+            var how = viaSystemd ? $", systemd unit {SystemdServiceControl.UnitName}" : "";
+            if (!ShouldProcess($"GeoDrive service (process {info.ProcessId}, socket {info.SocketPath}, {info.DriveCount} drives{how})", "Stop"))
             {
                 return;
             }
-            ServiceProcess.Terminate(info.ProcessId);
+            if (viaSystemd)
+            {
+                WriteVerbose($"Stopping the systemd unit {SystemdServiceControl.UnitName} ({systemd!.Systemctl} stop).");
+                var (outcome, output) = systemd.Stop();
+                if (outcome != SystemdOutcome.Done)
+                {
+                    throw new GeoDriveException(ModuleErrorIds.ServiceStopFailed,
+                        outcome == SystemdOutcome.AccessDenied ? ErrorKind.PermissionDenied : ErrorKind.InvalidOperation,
+                        Messages.ServiceSystemdRefused("stop", output), Messages.ServiceSystemdRemedy);
+                }
+            }
+            else
+            {
+                ServiceProcess.Terminate(info.ProcessId);
+            }
             var deadline = DateTime.UtcNow.AddSeconds(TimeoutSeconds);
             var progress = new ProgressRecord(1, "Stop-GeoDriveService", $"Waiting for process {info.ProcessId} to dismount its drives and exit");
             while (ServiceProcess.IsAlive(info.ProcessId))

@@ -32,6 +32,11 @@ internal static class Messages
 
     public const string ServiceScmRemedy = "Run PowerShell as an Administrator; check the service with 'Get-Service GeoDrive' and the Application event log (source GeoDrive).";
 
+    public const string ServiceSystemdRemedy = "Run it as root (or with sudo); check the unit with 'systemctl status geodrive' and its log with 'journalctl -u geodrive'.";
+
+    public static string ServiceSystemdRefused(string verb, string output) =>
+        $"systemd did not {verb} the unit 'geodrive.service': {output}";
+
     public static string ServiceScmRefused(string scOutput) =>
         $"The Service Control Manager did not start the Windows service 'GeoDrive': {scOutput}";
 

@@ -13,7 +13,12 @@ internal static partial class ServiceProcess
     public static string ModuleRoot =>
         Path.GetFullPath(Path.Combine(Path.GetDirectoryName(typeof(ServiceProcess).Assembly.Location) ?? ".", "..", ".."));
 
-    public static string DefaultBinary => Path.Combine(ModuleRoot, ".artifacts", "service", "GeoDrive.Service");
+    /// <summary>The repository's build (scripts/build.sh), else where scripts/install-service.sh puts the service.</summary>
+    public static string DefaultBinary =>
+        Path.Combine(ModuleRoot, ".artifacts", "service", "GeoDrive.Service") is var built && (File.Exists(built) || OperatingSystem.IsWindows() || !File.Exists(InstalledBinary))
+            ? built : InstalledBinary;
+
+    private const string InstalledBinary = "/usr/lib/geodrive/GeoDrive.Service";
 
     /// <summary>Starts the service in its own session, output appended to <paramref name="logPath"/>; returns its process id.</summary>
     public static int StartDetached(string binary, string socketPath, string homePath, string logPath)
