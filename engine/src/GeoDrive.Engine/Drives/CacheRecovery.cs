@@ -110,6 +110,16 @@ internal sealed class CacheRecovery(
                         life.Apply(entry, FileChange.RecallFailed);
                         report.StubsRepaired++;
                     }
+                    else if (StubMark.Read(localPath) is { } retimed && !retimed.IsPlaceholder(local.Value) && local.Value.Size == retimed.Size
+                        && !SparseData.Holds(options.CachePath, localPath))
+                    {
+                        // Only its time differs from its mark's, and it holds no byte: a touch whose mark a crash kept from
+                        // following (or a mark written just before its time), never data. A stub still, with the file's time.
+                        entry.ModifiedUtc = local.Value.ModifiedUtc;
+                        life.Save(entry);
+                        StubMark.Write(options.CachePath, localPath, MarkFor(entry, stubKey));
+                        report.StubsRepaired++;
+                    }
                     else if (StubMark.Read(localPath) is { } mark ? !mark.IsPlaceholder(local.Value) : local.Value.Size != entry.Size || local.Value.ModifiedUtc != entry.ModifiedUtc)
                     {
                         // Written into while nobody watched (straight into the cache): those bytes are kept beside it.
@@ -165,6 +175,12 @@ internal sealed class CacheRecovery(
             {
                 // A stub the index does not know (a lost index, a crash between a rename on disk and in the
                 // index): it is a stub, by its own mark, never data to upload over its object.
+                if (!mark.IsPlaceholder(local) && local.Size == mark.Size && !SparseData.Holds(options.CachePath, LocalPath(file)))
+                {
+                    // Only its time moved (a touch), and it holds no byte: a stub still, with the file's time.
+                    mark = mark with { ModifiedUtc = local.ModifiedUtc };
+                    StubMark.Write(options.CachePath, LocalPath(file), mark);
+                }
                 if (!mark.IsPlaceholder(local))
                 {
                     KeepBytesWrittenIntoStub(file, mark, local);
