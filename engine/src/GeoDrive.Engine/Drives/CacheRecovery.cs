@@ -110,24 +110,21 @@ internal sealed class CacheRecovery(
                         life.Apply(entry, FileChange.RecallFailed);
                         report.StubsRepaired++;
                     }
-                    else if (StubMark.Read(localPath) is { } retimed && !retimed.IsPlaceholder(local.Value) && local.Value.Size == retimed.Size
-                        && !SparseData.Holds(options.CachePath, localPath))
+                    else if (StubMark.Read(localPath) is var mark && mark is not null && Retimed(localPath, mark, local.Value) is { } retimed)
                     {
-                        // Only its time differs from its mark's, and it holds no byte: a touch whose mark a crash kept from
-                        // following (or a mark written just before its time), never data. A stub still, with the file's time.
-                        entry.ModifiedUtc = local.Value.ModifiedUtc;
+                        // Only its time moved: the entry takes it too.
+                        entry.ModifiedUtc = retimed.ModifiedUtc;
                         life.Save(entry);
-                        StubMark.Write(options.CachePath, localPath, MarkFor(entry, stubKey));
                         report.StubsRepaired++;
                     }
-                    else if (StubMark.Read(localPath) is { } mark ? !mark.IsPlaceholder(local.Value) : local.Value.Size != entry.Size || local.Value.ModifiedUtc != entry.ModifiedUtc)
+                    else if (mark is not null ? !mark.IsPlaceholder(local.Value) : local.Value.Size != entry.Size || local.Value.ModifiedUtc != entry.ModifiedUtc)
                     {
                         // Written into while nobody watched (straight into the cache): those bytes are kept beside it.
                         KeepBytesWrittenIntoStub(entry.Path, MarkFor(entry, stubKey), local.Value);
                         report.ChangedFound++;
                         continue;
                     }
-                    else if (StubMark.Read(localPath) is null)
+                    else if (mark is null)
                     {
                         // A stub from before stubs were marked (or whose marking a crash cut short): marked now.
                         StubMark.Write(options.CachePath, localPath, MarkFor(entry, stubKey));
@@ -175,12 +172,7 @@ internal sealed class CacheRecovery(
             {
                 // A stub the index does not know (a lost index, a crash between a rename on disk and in the
                 // index): it is a stub, by its own mark, never data to upload over its object.
-                if (!mark.IsPlaceholder(local) && local.Size == mark.Size && !SparseData.Holds(options.CachePath, LocalPath(file)))
-                {
-                    // Only its time moved (a touch), and it holds no byte: a stub still, with the file's time.
-                    mark = mark with { ModifiedUtc = local.ModifiedUtc };
-                    StubMark.Write(options.CachePath, LocalPath(file), mark);
-                }
+                mark = Retimed(LocalPath(file), mark, local) ?? mark;
                 if (!mark.IsPlaceholder(local))
                 {
                     KeepBytesWrittenIntoStub(file, mark, local);
@@ -245,6 +237,22 @@ internal sealed class CacheRecovery(
         // Its checksum and version are the object's metadata: the next open asks the bucket (fileSync).
         ObjectKey = mark.Key ?? KeyFor(path),
     };
+
+    /// <summary>
+    /// A stub whose time alone differs from its mark's and which holds no byte (a touch whose mark a crash kept from
+    /// following, or a touch straight in the cache): never data. Its mark takes the file's time, and is returned; null
+    /// when the stub is not such a one.
+    /// </summary>
+    private StubMark? Retimed(string localPath, StubMark mark, LocalFile local)
+    {
+        if (mark.IsPlaceholder(local) || local.Size != mark.Size || SparseData.Holds(options.CachePath, localPath))
+        {
+            return null;
+        }
+        var retimed = mark with { ModifiedUtc = local.ModifiedUtc };
+        StubMark.Write(options.CachePath, localPath, retimed);
+        return retimed;
+    }
 
     /// <summary>
     /// A stub whose cache file was written into while the service was down: the file (zeros and the bytes
