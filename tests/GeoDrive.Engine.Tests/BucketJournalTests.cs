@@ -361,10 +361,10 @@ public sealed class BucketJournalTests(S3ServerFixture s3) : IClassFixture<S3Ser
     private sealed class FailingPut(Core.Ports.IObjectStore inner, string key) : ForwardingStore(inner)
     {
         public override Task<ObjectInfo> PutAsync(string putKey, Stream content, long length, IReadOnlyDictionary<string, string> metadata,
-            Core.Ports.IMultipartObserver? observer, PutCondition condition, CancellationToken cancellationToken = default) =>
+            Core.Ports.IMultipartObserver? observer, PutCondition condition, string? contentSha256, CancellationToken cancellationToken = default) =>
             putKey == key
                 ? throw new GeoDriveException(ErrorIds.StoreError, ErrorKind.ResourceUnavailable, $"The S3 server failed on '{key}': 500 InternalError (the test's store).", "None: a test.")
-                : base.PutAsync(putKey, content, length, metadata, observer, condition, cancellationToken);
+                : base.PutAsync(putKey, content, length, metadata, observer, condition, contentSha256, cancellationToken);
     }
 
     [Fact]
@@ -640,10 +640,10 @@ public sealed class BucketJournalTests(S3ServerFixture s3) : IClassFixture<S3Ser
     {
         public Action? BeforePut { get; set; }
 
-        public override Task<ObjectInfo> PutAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, IMultipartObserver? observer, PutCondition condition, CancellationToken cancellationToken = default)
+        public override Task<ObjectInfo> PutAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, IMultipartObserver? observer, PutCondition condition, string? contentSha256, CancellationToken cancellationToken = default)
         {
             BeforePut?.Invoke();
-            return base.PutAsync(key, content, length, metadata, observer, condition, cancellationToken);
+            return base.PutAsync(key, content, length, metadata, observer, condition, contentSha256, cancellationToken);
         }
     }
 }

@@ -163,10 +163,10 @@ public sealed class ConditionalUploadTests(S3ServerFixture s3) : IClassFixture<S
             return head;
         }
 
-        public override async Task<ObjectInfo> PutAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, IMultipartObserver? observer, PutCondition condition, CancellationToken cancellationToken = default)
+        public override async Task<ObjectInfo> PutAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, IMultipartObserver? observer, PutCondition condition, string? contentSha256, CancellationToken cancellationToken = default)
         {
             await RunArmedAsync(_beforePut, key, isHead: false);
-            return await base.PutAsync(key, content, length, metadata, observer, condition, cancellationToken);
+            return await base.PutAsync(key, content, length, metadata, observer, condition, contentSha256, cancellationToken);
         }
 
         private async Task RunArmedAsync(Dictionary<string, Func<Task>> armed, string key, bool isHead)

@@ -150,12 +150,12 @@ public sealed class UploadPipelineTests(S3ServerFixture s3) : IClassFixture<S3Se
 
         private TaskCompletionSource Started(string key) => _started.GetOrAdd(key, _ => new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously));
 
-        public override async Task<ObjectInfo> PutAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, IMultipartObserver? observer, PutCondition condition, CancellationToken cancellationToken = default)
+        public override async Task<ObjectInfo> PutAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, IMultipartObserver? observer, PutCondition condition, string? contentSha256, CancellationToken cancellationToken = default)
         {
             _puts.AddOrUpdate(key, 1, (_, n) => n + 1);
             Started(key).TrySetResult();
             await _released.Task.WaitAsync(cancellationToken);
-            return await base.PutAsync(key, content, length, metadata, observer, condition, cancellationToken);
+            return await base.PutAsync(key, content, length, metadata, observer, condition, contentSha256, cancellationToken);
         }
     }
 }

@@ -288,6 +288,48 @@ public sealed class SignedS3Tests(CephS3Fixture ceph) : IClassFixture<CephS3Fixt
             Endpoint = new Uri(ceph.Endpoint), Bucket = ceph.CreateBucket(), AccessKey = ceph.AccessKey, SecretKey = ceph.SecretKey,
         }));
 
+    /// <summary>
+    /// Issue 13: a PUT named with its body's SHA-256 is signed with it (the SDK does not hash the body again). Ceph checks the
+    /// body against it: the right hash stores the bytes, a wrong one is refused and writes nothing.
+    /// </summary>
+    [Fact]
+    public async Task A_put_signed_with_its_bodys_sha256_is_stored_and_one_signed_with_another_is_refused_writing_nothing()
+    {
+        using var store = CephStore();
+        var first = S3ObjectStoreTests.Bytes(100_000, 1);
+        var second = S3ObjectStoreTests.Bytes(100_000, 2);
+        var none = new Dictionary<string, string>();
+
+        await store.PutAsync("signed.bin", new MemoryStream(first), first.Length, none, null, PutCondition.Any, Sha256(first));
+        var refused = await Assert.ThrowsAsync<GeoDriveException>(() =>
+            store.PutAsync("signed.bin", new MemoryStream(second), second.Length, none, null, PutCondition.Any, Sha256(first)));
+
+        Assert.Equal(ErrorIds.StoreError, refused.ErrorId);
+        Assert.Contains("did not match their checksum on arrival", refused.Message, StringComparison.Ordinal);
+        Assert.Equal(first, await S3ObjectStoreTests.GetAsync(store, "signed.bin"));
+        Assert.Equal(Convert.ToHexStringLower(MD5.HashData(first)), (await store.HeadAsync("signed.bin"))!.ETag!.Trim('"'));
+    }
+
+    [Fact]
+    public async Task The_probe_finds_that_the_server_checks_signed_bodies_asks_once_and_leaves_nothing()
+    {
+        using var store = CephStore();
+
+        var first = await store.VerifiesPayloadChecksumsAsync(".geodrive/write-probe");
+        var again = await store.VerifiesPayloadChecksumsAsync("elsewhere/write-probe");
+
+        Assert.True(first);
+        Assert.True(again);
+        Assert.Empty(await store.ListAsync("").ToListAsync());
+    }
+
+    private S3ObjectStore CephStore() => new(new S3StoreOptions
+    {
+        Endpoint = new Uri(ceph.Endpoint), Bucket = ceph.CreateBucket(), AccessKey = ceph.AccessKey, SecretKey = ceph.SecretKey,
+    });
+
+    private static string Sha256(byte[] bytes) => Convert.ToHexStringLower(SHA256.HashData(bytes));
+
     [Fact]
     public async Task A_wrong_secret_is_CredentialsRejected_and_the_secret_is_never_in_the_error()
     {

@@ -5,7 +5,7 @@ namespace GeoDrive.TestSupport;
 
 /// <summary>
 /// The real store with every call passed through: a test's seam (a spy, a gate, a write at a chosen moment)
-/// overrides only what it intercepts. Every PUT reaches the conditional overload and every GET the pinned one,
+/// overrides only what it intercepts. Every PUT reaches the conditional overload that names its body's SHA-256 and every GET the pinned one,
 /// so overriding those two sees them all.
 /// </summary>
 public abstract class ForwardingStore(IObjectStore inner) : IObjectStore
@@ -25,8 +25,14 @@ public abstract class ForwardingStore(IObjectStore inner) : IObjectStore
     public Task<ObjectInfo> PutAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, IMultipartObserver? observer, CancellationToken cancellationToken = default) =>
         PutAsync(key, content, length, metadata, observer, PutCondition.Any, cancellationToken);
 
-    public virtual Task<ObjectInfo> PutAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, IMultipartObserver? observer, PutCondition condition, CancellationToken cancellationToken = default) =>
-        inner.PutAsync(key, content, length, metadata, observer, condition, cancellationToken);
+    public Task<ObjectInfo> PutAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, IMultipartObserver? observer, PutCondition condition, CancellationToken cancellationToken = default) =>
+        PutAsync(key, content, length, metadata, observer, condition, contentSha256: null, cancellationToken);
+
+    public virtual Task<ObjectInfo> PutAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, IMultipartObserver? observer, PutCondition condition, string? contentSha256, CancellationToken cancellationToken = default) =>
+        inner.PutAsync(key, content, length, metadata, observer, condition, contentSha256, cancellationToken);
+
+    public virtual Task<bool> VerifiesPayloadChecksumsAsync(string probeKey, CancellationToken cancellationToken = default) =>
+        inner.VerifiesPayloadChecksumsAsync(probeKey, cancellationToken);
 
     public virtual Task AbortMultipartUploadAsync(string key, string uploadId, CancellationToken cancellationToken = default) =>
         inner.AbortMultipartUploadAsync(key, uploadId, cancellationToken);

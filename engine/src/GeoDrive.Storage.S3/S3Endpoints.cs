@@ -108,7 +108,7 @@ internal sealed class S3EndpointPool : IDisposable
         }
     }
 
-    private static AmazonS3Client NewClient(Uri url, S3StoreOptions options, EndpointSilence silence) => new(
+    private static AmazonS3Client NewClient(Uri url, S3StoreOptions options, EndpointSilence silence) => new KnownPayloadClient(
         new BasicAWSCredentials(options.AccessKey, options.SecretKey),
         new AmazonS3Config
         {

@@ -51,6 +51,10 @@ internal static class S3Errors
                     ErrorIds.ObjectMismatch, ErrorKind.InvalidData,
                     $"The object '{key}' in bucket '{options.Bucket}' was replaced by another version while it was being read.",
                     "Nothing is mixed: the read stops. Open the file again to get the bucket's current version.", ex),
+                "XAmzContentSHA256Mismatch" or "BadDigest" => new GeoDriveException(
+                    ErrorIds.StoreError, ErrorKind.ResourceUnavailable,
+                    $"The S3 server at {where} refused the bytes sent for '{key}': they did not match their checksum on arrival ({s3.ErrorCode}); nothing was written.",
+                    "GeoDrive sends them again with backoff; if this repeats, something on the network path (a proxy, a faulty NIC) changes request bodies.", ex),
                 "NoSuchKey" => new GeoDriveException(
                     ErrorIds.ObjectNotFound, ErrorKind.ObjectNotFound,
                     $"The object '{key}' is missing from bucket '{options.Bucket}'.",

@@ -75,12 +75,15 @@ public sealed partial class S3ObjectStore : IObjectStore, IEndpointHealth, IDisp
     public Task<ObjectInfo> PutAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, IMultipartObserver? observer, CancellationToken cancellationToken = default) =>
         PutAsync(key, content, length, metadata, observer, PutCondition.Any, cancellationToken);
 
-    public async Task<ObjectInfo> PutAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, IMultipartObserver? observer, PutCondition condition, CancellationToken cancellationToken = default)
+    public Task<ObjectInfo> PutAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, IMultipartObserver? observer, PutCondition condition, CancellationToken cancellationToken = default) =>
+        PutAsync(key, content, length, metadata, observer, condition, contentSha256: null, cancellationToken);
+
+    public async Task<ObjectInfo> PutAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, IMultipartObserver? observer, PutCondition condition, string? contentSha256, CancellationToken cancellationToken = default)
     {
         var sent = ConditionalWritesRefused || (IfMatchRefused && !condition.KeyFree) ? PutCondition.Any : condition;
         try
         {
-            return await PutOnceAsync(key, content, length, metadata, observer, sent, cancellationToken);
+            return await PutOnceAsync(key, content, length, metadata, observer, sent, contentSha256, cancellationToken);
         }
         catch (GeoDriveException ex) when (ex.ErrorId == ErrorIds.ObjectMismatch && !condition.IsAny)
         {
@@ -91,7 +94,7 @@ public sealed partial class S3ObjectStore : IObjectStore, IEndpointHealth, IDisp
                 // comparison (a HEAD) just before still deciding (docs/decisions/0014-conditional-uploads.md).
                 IfMatchRefused = true;
                 content.Position = 0;
-                return await PutOnceAsync(key, content, length, metadata, observer, PutCondition.Any, cancellationToken);
+                return await PutOnceAsync(key, content, length, metadata, observer, PutCondition.Any, contentSha256, cancellationToken);
             }
             throw new GeoDriveException(ErrorIds.ObjectMismatch, ErrorKind.InvalidData,
                 $"The object '{key}' in bucket '{_options.Bucket}' changed (another site or tool wrote it) after this upload compared with it: nothing was overwritten.",
@@ -103,11 +106,11 @@ public sealed partial class S3ObjectStore : IObjectStore, IEndpointHealth, IDisp
             // still comparing first (docs/decisions/0014-conditional-uploads.md).
             ConditionalWritesRefused = true;
             content.Position = 0;
-            return await PutOnceAsync(key, content, length, metadata, observer, PutCondition.Any, cancellationToken);
+            return await PutOnceAsync(key, content, length, metadata, observer, PutCondition.Any, contentSha256, cancellationToken);
         }
     }
 
-    private async Task<ObjectInfo> PutOnceAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, IMultipartObserver? observer, PutCondition condition, CancellationToken cancellationToken)
+    private async Task<ObjectInfo> PutOnceAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, IMultipartObserver? observer, PutCondition condition, string? contentSha256, CancellationToken cancellationToken)
     {
         if (length > _multipart.Threshold)
         {
@@ -134,7 +137,13 @@ public sealed partial class S3ObjectStore : IObjectStore, IEndpointHealth, IDisp
             var response = await OnAnyEndpointAsync(key, client =>
             {
                 var body = new MemoryStream(buffer, 0, (int)length, writable: false);
+                // Signed with the caller's SHA-256 of these bytes when it has one (the SDK would hash them again); the server
+                // refuses a body that does not match it (see VerifiesPayloadChecksumsAsync).
                 var request = new PutObjectRequest { BucketName = _options.Bucket, Key = key, InputStream = body, AutoCloseStream = true, UseChunkEncoding = false };
+                if (contentSha256 is not null)
+                {
+                    KnownPayloadClient.SignWith(request, contentSha256);
+                }
                 Condition(condition, etag => request.IfMatch = etag, () => request.IfNoneMatch = "*");
                 if (ObjectHeaders.Apply(metadata, request.Metadata) is { } tags)
                 {
@@ -317,11 +326,11 @@ public sealed partial class S3ObjectStore : IObjectStore, IEndpointHealth, IDisp
         var none = new Dictionary<string, string>();
         try
         {
-            var first = await PutOnceAsync(probeKey, new MemoryStream([], writable: false), 0, none, null, PutCondition.Any, cancellationToken);
+            var first = await PutOnceAsync(probeKey, new MemoryStream([], writable: false), 0, none, null, PutCondition.Any, null, cancellationToken);
             _probedWithVersions = first.VersionId is not null;
             try
             {
-                await PutOnceAsync(probeKey, new MemoryStream([], writable: false), 0, none, null, PutCondition.Absent, cancellationToken);
+                await PutOnceAsync(probeKey, new MemoryStream([], writable: false), 0, none, null, PutCondition.Absent, null, cancellationToken);
                 // Written over a key that held an object: the condition is ignored.
                 return false;
             }
@@ -339,6 +348,53 @@ public sealed partial class S3ObjectStore : IObjectStore, IEndpointHealth, IDisp
             await DeleteAsync(probeKey, CancellationToken.None);
         }
     }
+
+    private bool? _verifiesPayloadChecksums;
+
+    public async Task<bool> VerifiesPayloadChecksumsAsync(string probeKey, CancellationToken cancellationToken = default)
+    {
+        if (_verifiesPayloadChecksums is { } known)
+        {
+            return known;
+        }
+        await _probing.WaitAsync(cancellationToken);
+        try
+        {
+            _verifiesPayloadChecksums ??= await ProbePayloadChecksumsAsync(probeKey, cancellationToken);
+            return _verifiesPayloadChecksums.Value;
+        }
+        catch (GeoDriveException)
+        {
+            // Not answered (unreachable, denied): not relied on, and asked again next time.
+            return false;
+        }
+        finally
+        {
+            _probing.Release();
+        }
+    }
+
+    // The SHA-256 of no bytes: the probe's one byte is signed with it.
+    private const string EmptySha256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+
+    private async Task<bool> ProbePayloadChecksumsAsync(string probeKey, CancellationToken cancellationToken)
+    {
+        try
+        {
+            await PutOnceAsync(probeKey, new MemoryStream([0x2a], writable: false), 1, new Dictionary<string, string>(), null, PutCondition.Any, EmptySha256, cancellationToken);
+        }
+        catch (GeoDriveException ex) when (IsPayloadRefused(ex))
+        {
+            // Refused, and nothing written.
+            return true;
+        }
+        // Written under a hash it does not have: the server takes whatever arrives.
+        await DeleteAsync(probeKey, CancellationToken.None);
+        return false;
+    }
+
+    private static bool IsPayloadRefused(GeoDriveException ex) =>
+        ex.InnerException is AmazonS3Exception { ErrorCode: "XAmzContentSHA256Mismatch" or "BadDigest" };
 
     /// <summary>
     /// Runs one request on the next endpoint; when that endpoint cannot be reached it is taken out and

@@ -32,6 +32,16 @@ public interface IObjectStore
     /// </summary>
     Task<ObjectInfo> PutAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, IMultipartObserver? observer, PutCondition condition, CancellationToken cancellationToken = default);
 
+    /// <summary>
+    /// As the conditional <see cref="PutAsync(string, Stream, long, IReadOnlyDictionary{string, string}, IMultipartObserver?, PutCondition, CancellationToken)"/>,
+    /// with <paramref name="contentSha256"/> the SHA-256 (lower-case hex) the caller computed over exactly the
+    /// <paramref name="length"/> bytes it sends: a single PUT is signed with it instead of the body being hashed again, and
+    /// a server that checks signed payloads (<see cref="VerifiesPayloadChecksumsAsync"/>) refuses a body that does not match
+    /// it, writing nothing. Null, or a store that signs no payloads: as without it.
+    /// </summary>
+    Task<ObjectInfo> PutAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, IMultipartObserver? observer, PutCondition condition, string? contentSha256, CancellationToken cancellationToken = default) =>
+        PutAsync(key, content, length, metadata, observer, condition, cancellationToken);
+
     /// <summary>Aborts a multipart upload; one that no longer exists counts as aborted.</summary>
     Task AbortMultipartUploadAsync(string key, string uploadId, CancellationToken cancellationToken = default);
 
@@ -82,6 +92,15 @@ public interface IObjectStore
     /// asked: a caller that would rely on the refusal looks first (HEAD) then.
     /// </summary>
     Task<bool> RefusesPutsOverTakenKeysAsync(string probeKey, CancellationToken cancellationToken = default) => Task.FromResult(false);
+
+    /// <summary>
+    /// Whether the server refuses a single PUT whose body does not match the SHA-256 it was signed with
+    /// (x-amz-content-sha256), as AWS S3 and Ceph RGW do (XAmzContentSHA256Mismatch); found out once per store by a probe
+    /// under <paramref name="probeKey"/> (one byte signed with the hash of none; deleted if the server took it). When
+    /// true, a PUT given its body's SHA-256 is verified by the server as it arrives, and accepted means stored as sent.
+    /// False when the server took the probe or could not be asked (asked again next time).
+    /// </summary>
+    Task<bool> VerifiesPayloadChecksumsAsync(string probeKey, CancellationToken cancellationToken = default) => Task.FromResult(false);
 }
 
 /// <summary>

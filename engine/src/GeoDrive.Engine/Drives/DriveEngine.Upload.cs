@@ -102,14 +102,17 @@ public sealed partial class DriveEngine
             try
             {
                 // Checksums first: they travel as user metadata in the PUT's headers. A file for one PUT
-                // is read once, into a pooled buffer that is hashed and sent; a multipart one is read
+                // is read once, into a pooled buffer that is hashed and sent, its PUT signed with that SHA-256;
+                // its MD5 is only computed for a server that does not check signed bodies, where the ETag the
+                // PUT answers with is the proof the server stored what was sent. A multipart file is read
                 // twice (hashed, then streamed in parts) so memory never holds it whole, and without MD5
                 // (its ETag is not one).
                 FileHashes hashes;
                 if (local.Size <= SinglePutBytes)
                 {
                     whole = ArrayPool<byte>.Shared.Rent((int)Math.Max(1, local.Size + 1));
-                    hashes = await FileHashes.ReadWholeAsync(Options.CachePath, localPath, whole, cancellationToken);
+                    var withMd5 = !await _store.VerifiesPayloadChecksumsAsync(WriteProbeKey, cancellationToken);
+                    hashes = await FileHashes.ReadWholeAsync(Options.CachePath, localPath, whole, withMd5, cancellationToken);
                 }
                 else
                 {
@@ -206,15 +209,16 @@ public sealed partial class DriveEngine
             // aborted rather than completed when the file changed while its parts went up.
             var multipart = new JournaledMultipart(_owedChanges, key,
                 () => _index.Get(path) is { } now && now.Generation == generation && LocalFile.Read(localPath) == local);
-            put = await _store.PutAsync(key, content, local.Size, metadata, multipart, condition, cancellationToken);
+            // A body from memory is exactly the bytes hashed: the PUT is signed with their SHA-256, not hashed again.
+            put = await _store.PutAsync(key, content, local.Size, metadata, multipart, condition, whole is not null ? hashes.Sha256 : null, cancellationToken);
         }
         finally
         {
             Transfers.UploadEnded(local.Size);
         }
-        // A single PUT answers with the MD5 the server computed over the bytes it stored:
-        // checked against ours, that is verification enough. Otherwise (multipart, or a server
-        // that answers without it) HEAD, which is also what any later reader will see.
+        // A single PUT answers with the MD5 the server computed over the bytes it stored: checked against
+        // ours (when the server does not check signed bodies itself), that is verification enough. Otherwise
+        // (multipart, or a server that answers without it) HEAD, which is also what any later reader will see.
         return ObjectLayout.IsPlainMd5(put.ETag) ? put : await _store.HeadAsync(key, cancellationToken);
     }
 

@@ -7,7 +7,8 @@ namespace GeoDrive.Engine.Files;
 /// <summary>
 /// SHA-256 (what we record) and MD5 (what a single-part ETag is) of a file in one pass. The MD5 is left
 /// out (null) where no ETag will be compared with it: a multipart object's ETag is not an MD5 of its
-/// bytes, and MD5 costs more than SHA-256 here (660 vs 1,570 MB/s on this machine's CPU, SHA-NI).
+/// bytes, and a server that checks signed bodies proves a single PUT itself. MD5 costs more than SHA-256
+/// here (660 vs 1,570 MB/s on this machine's CPU, SHA-NI).
 /// </summary>
 public readonly record struct FileHashes(string Sha256, string? Md5, long Length)
 {
@@ -45,9 +46,9 @@ public readonly record struct FileHashes(string Sha256, string? Md5, long Length
     /// <summary>
     /// Reads a file that goes up in one PUT whole into <paramref name="buffer"/> (one byte longer than the
     /// size expected, so a file that grew shows as a length mismatch) and hashes it there: one read serves
-    /// hash and upload (the store would buffer it for signing anyway).
+    /// hash and upload (the store would buffer it for signing anyway). MD5 only <paramref name="withMd5"/>.
     /// </summary>
-    public static async Task<FileHashes> ReadWholeAsync(string cacheRoot, string localPath, byte[] buffer, CancellationToken cancellationToken = default)
+    public static async Task<FileHashes> ReadWholeAsync(string cacheRoot, string localPath, byte[] buffer, bool withMd5 = true, CancellationToken cancellationToken = default)
     {
         await using var stream = OpenShared(cacheRoot, localPath);
         var total = 0;
@@ -57,7 +58,7 @@ public readonly record struct FileHashes(string Sha256, string? Md5, long Length
             total += read;
         }
         var bytes = buffer.AsSpan(0, total);
-        return new FileHashes(Convert.ToHexStringLower(SHA256.HashData(bytes)), Convert.ToHexStringLower(MD5.HashData(bytes)), total);
+        return new FileHashes(Convert.ToHexStringLower(SHA256.HashData(bytes)), withMd5 ? Convert.ToHexStringLower(MD5.HashData(bytes)) : null, total);
     }
 
     /// <summary>
