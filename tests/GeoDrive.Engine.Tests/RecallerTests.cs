@@ -90,6 +90,22 @@ public sealed class RecallerTests(S3ServerFixture s3) : IClassFixture<S3ServerFi
         Assert.Equal([0L, 1000L, Range, 2L * Range], store.Offsets.Order());
     }
 
+    /// <summary>Issue 13: a file of one range is hashed as its bytes are written, not read back; a retry goes on hashing from where it stopped.</summary>
+    [Fact]
+    public async Task A_file_of_one_range_cut_off_midway_is_fetched_again_from_where_it_stopped_and_hashed_whole()
+    {
+        var (entry, bytes) = await StubAsync("one.bin", Range - 7, 4);
+        var store = new CountingGets(_rig.Store) { CutFirstAfter = 1000 };
+
+        var session = await RecallAsync(Recaller(store, threads: 1), entry, out _);
+
+        Assert.True(session.Data.IsCompletedSuccessfully);
+        Assert.Equal(1, session.RangeCount);
+        Assert.Equal([0L, 1000L], store.Offsets.Order());
+        Assert.Equal(bytes, await File.ReadAllBytesAsync(Path.Combine(_rig.CachePath, "one.bin")));
+        Assert.Equal(entry.Checksum, Convert.ToHexStringLower(session.Sha256!));
+    }
+
     [Fact]
     public async Task An_object_longer_than_the_stub_records_is_refused_as_not_the_stubs_own()
     {

@@ -14,8 +14,9 @@ namespace GeoDrive.Engine.Drives;
 /// <summary>
 /// The recalls in flight and their bytes (docs/architecture.md, "Reads are pinned"): each is a
 /// <see cref="RecallSession"/> whose ranges are fetched as ranged GETs pinned to the recorded version, a few at
-/// a time, each written at its offset in the stub's cache file (already sparse at full size), while a hasher
-/// follows the bytes present from the start of the file. A range that fails is fetched again from where its
+/// a time, each written at its offset in the stub's cache file (already sparse at full size). A file of one range is
+/// hashed as its bytes are written, in order; for several, a hasher follows the bytes present from the start of the
+/// file, reading them back. A range that fails is fetched again from where its
 /// bytes stopped. The file's state is not the recaller's: once a session's bytes are in (or failed), it hands
 /// the session to the engine's <c>finish</c>, which records the outcome under the file's lock.
 /// </summary>
@@ -112,12 +113,23 @@ internal sealed class Recaller(string drive, string cachePath, IObjectStore stor
             var file = session.File = BeneathCache.OpenHandle(cachePath, DrivePath.ToLocal(cachePath, session.Path), FileMode.Open, FileAccess.ReadWrite);
             session.StubTime = FileProperties.ReadTime(file);
             var threads = session.RangeCount == 1 ? 1 : Math.Min(session.RangeCount, Math.Max(1, restoreThreads()));
-            var workers = new List<Task>(threads + 1) { HashAsync(session, file, token) };
+            // One range arrives in order, and a retry goes on from where its bytes stopped: hashed as written, it is
+            // not read back (a second copy of every byte, and a follower woken per write).
+            using var inOrder = session.RangeCount == 1 ? new InOrderHash(withMd5: session.ExpectedChecksum is null) : null;
+            var workers = new List<Task>(threads + 1);
+            if (inOrder is null)
+            {
+                workers.Add(HashAsync(session, file, token));
+            }
             for (var i = 0; i < threads; i++)
             {
-                workers.Add(FetchRangesAsync(session, file, token));
+                workers.Add(FetchRangesAsync(session, file, inOrder, token));
             }
             await Task.WhenAll(workers);
+            if (inOrder is not null)
+            {
+                (session.Sha256, session.Md5) = inOrder.Finish();
+            }
             session.Complete();
         }
         catch (Exception ex)
@@ -126,13 +138,13 @@ internal sealed class Recaller(string drive, string cachePath, IObjectStore stor
         }
     }
 
-    private async Task FetchRangesAsync(RecallSession session, SafeFileHandle file, CancellationToken cancellationToken)
+    private async Task FetchRangesAsync(RecallSession session, SafeFileHandle file, InOrderHash? inOrder, CancellationToken cancellationToken)
     {
         try
         {
             while (session.TryTake(out var range))
             {
-                await FetchRangeAsync(session, range, file, cancellationToken);
+                await FetchRangeAsync(session, range, file, inOrder, cancellationToken);
             }
         }
         catch (Exception ex)
@@ -143,7 +155,7 @@ internal sealed class Recaller(string drive, string cachePath, IObjectStore stor
     }
 
     /// <summary>One range, retried from where its bytes stopped (possibly on another endpoint) with backoff and jitter.</summary>
-    private async Task FetchRangeAsync(RecallSession session, int range, SafeFileHandle file, CancellationToken cancellationToken)
+    private async Task FetchRangeAsync(RecallSession session, int range, SafeFileHandle file, InOrderHash? inOrder, CancellationToken cancellationToken)
     {
         var (start, length) = session.RangeOf(range);
         var last = range == session.RangeCount - 1;
@@ -154,7 +166,7 @@ internal sealed class Recaller(string drive, string cachePath, IObjectStore stor
             {
                 return;
             }
-            var destination = throttled(new RangeWriteStream(file, session, range, start + present, length - present));
+            var destination = throttled(new RangeWriteStream(file, session, range, start + present, length - present, inOrder));
             try
             {
                 // The last range is asked open-ended, so an object longer than recorded is noticed (its extra bytes are refused).
@@ -231,8 +243,32 @@ internal sealed class Recaller(string drive, string cachePath, IObjectStore stor
         }
     }
 
-    /// <summary>Writes one range's bytes at their offsets in the cache file and tells the session as they land.</summary>
-    private sealed class RangeWriteStream(SafeFileHandle file, RecallSession session, int range, long position, long remaining) : Stream
+    /// <summary>The hashes of a file whose bytes are written in order, taken as they are written.</summary>
+    private sealed class InOrderHash(bool withMd5) : IDisposable
+    {
+        private readonly IncrementalHash _sha = IncrementalHash.CreateHash(HashAlgorithmName.SHA256);
+        private readonly IncrementalHash? _md5 = withMd5 ? IncrementalHash.CreateHash(HashAlgorithmName.MD5) : null;
+
+        public void Append(ReadOnlySpan<byte> bytes)
+        {
+            _sha.AppendData(bytes);
+            _md5?.AppendData(bytes);
+        }
+
+        public (byte[] Sha256, byte[]? Md5) Finish() => (_sha.GetHashAndReset(), _md5?.GetHashAndReset());
+
+        public void Dispose()
+        {
+            _sha.Dispose();
+            _md5?.Dispose();
+        }
+    }
+
+    /// <summary>
+    /// Writes one range's bytes at their offsets in the cache file and tells the session as they land; hashes them
+    /// once written when the file is one range (<paramref name="inOrder"/>).
+    /// </summary>
+    private sealed class RangeWriteStream(SafeFileHandle file, RecallSession session, int range, long position, long remaining, InOrderHash? inOrder) : Stream
     {
         public override bool CanRead => false;
         public override bool CanSeek => false;
@@ -250,6 +286,8 @@ internal sealed class Recaller(string drive, string cachePath, IObjectStore stor
                 throw Mismatch(session.Path, session.Key);
             }
             await RandomAccess.WriteAsync(file, buffer, position, cancellationToken);
+            // Only bytes written: a write that failed is fetched again from here, and hashed then.
+            inOrder?.Append(buffer.Span);
             position += buffer.Length;
             remaining -= buffer.Length;
             session.Advance(range, buffer.Length);
