@@ -121,10 +121,16 @@ public sealed class TwoSiteTests(S3ServerFixture s3) : IAsyncLifetime
         await DriveScenario.EventuallyAsync(() => List(west, "").Contains("budget.xlsx"), "budget.xlsx listed on the other site", seconds: 10);
         Assert.Equal(original, await File.ReadAllBytesAsync(west.Mounted("budget.xlsx")));
 
-        // Both sites save the file; the east's save reaches the bucket first.
-        await File.WriteAllBytesAsync(east.Mounted("budget.xlsx"), eastVersion);
-        await WaitCachedAsync(_east, east, "budget.xlsx");
-        await File.WriteAllBytesAsync(west.Mounted("budget.xlsx"), westVersion);
+        // Both sites have the file open and save it; the east's save reaches the bucket first. The west opened it
+        // before that, so its save is not based on the east's version (a west open after it would follow that version
+        // first, once updateWait has passed, and its save would rightly replace it: CI failed on that race once).
+        await using (var westOpen = new FileStream(west.Mounted("budget.xlsx"), FileMode.Open, FileAccess.ReadWrite))
+        {
+            await File.WriteAllBytesAsync(east.Mounted("budget.xlsx"), eastVersion);
+            await WaitCachedAsync(_east, east, "budget.xlsx");
+            westOpen.SetLength(0);
+            await westOpen.WriteAsync(westVersion);
+        }
 
         using var client = new GeoDriveClient(_west.SocketPath, TimeSpan.FromSeconds(30));
         string? conflict = null;
