@@ -1,3 +1,4 @@
+using GeoDrive.Core.Errors;
 using GeoDrive.Core.Model;
 using GeoDrive.State.Mapping;
 using LiteDB;
@@ -14,7 +15,8 @@ public sealed partial class LiteDbFileIndex
     {
         ArgumentNullException.ThrowIfNull(path);
         ThrowIfDisposed();
-        var doc = Known(path) ?? Read(() => _files.FindById(path));
+        // A path the index cannot hold (every new file's name at its create) is answered without a LiteDB query.
+        var doc = Known(path) ?? (_knownPaths.MayHold(path) ? Read(() => _files.FindById(path)) : null);
         return doc is null ? null : FileEntryDocument.FromDocument(doc);
     }
 
@@ -187,10 +189,77 @@ public sealed partial class LiteDbFileIndex
     private bool UpsertCounted(BsonDocument doc)
     {
         var id = doc["_id"];
-        var before = _stateCounts.Before(id.AsString, () => _files.FindById(id));
+        var before = _stateCounts.Before(id.AsString, () => _knownPaths.MayHold(id.AsString) ? _files.FindById(id) : null);
+        // Known before it can be read: a filter never misses an entry.
+        _knownPaths.Adding(id.AsString);
         var inserted = _files.Upsert(doc);
         _stateCounts.Changed(id.AsString, before, doc);
+        FillKnownPathsIfDue();
         return inserted;
+    }
+
+    /// <summary>For tests: the latest fill of the known paths has ended.</summary>
+    internal Task KnownPathsFillEnded => _knownPaths.FillEnded;
+
+    /// <summary>For tests: false when the index answers for <paramref name="path"/> without a LiteDB read (it holds no entry there).</summary>
+    internal bool MayHold(string path) => _knownPaths.MayHold(path);
+
+    /// <summary>Under the write lock (or while opening): fills a new filter of known paths in the background when one is due.</summary>
+    private void FillKnownPathsIfDue()
+    {
+        if (!_knownPaths.FillDue)
+        {
+            return;
+        }
+        var entries = _stateCounts.Stale ? 0 : _stateCounts.Snapshot().Values.Sum();
+        if (_knownPaths.StartFill(entries) is { } filling)
+        {
+            _ = Task.Run(() => FillKnownPaths(filling));
+        }
+    }
+
+    /// <summary>Adds every entry's path to <paramref name="filling"/>, a page per read, then puts it in use (see <see cref="Lookup.KnownPaths"/>).</summary>
+    private void FillKnownPaths(Lookup.PathFilter filling)
+    {
+        var filled = false;
+        try
+        {
+            string? after = null;
+            while (!_disposed)
+            {
+                var page = Read(() => FindUnderLocked("", after, PageSize));
+                foreach (var doc in page)
+                {
+                    filling.Add(doc["_id"].AsString);
+                }
+                if (page.Count < PageSize)
+                {
+                    filled = true;
+                    break;
+                }
+                after = page[^1]["_id"].AsString;
+            }
+        }
+        catch (Exception ex) when (ex is LiteException or IOException or ObjectDisposedException or GeoDriveException or InvalidOperationException)
+        {
+            // The index failed or closed meanwhile: answers keep coming from LiteDB, and a later write fills again.
+        }
+        _access.EnterWriteLock();
+        try
+        {
+            if (filled && !_disposed)
+            {
+                _knownPaths.Filled(filling);
+            }
+            else
+            {
+                _knownPaths.FillAbandoned(filling);
+            }
+        }
+        finally
+        {
+            _access.ExitWriteLock();
+        }
     }
 
     /// <summary>Deletes an entry and counts it out; inside a write.</summary>

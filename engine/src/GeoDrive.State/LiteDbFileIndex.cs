@@ -37,6 +37,7 @@ public sealed partial class LiteDbFileIndex : IFileIndex
     private ILiteCollection<BsonDocument> _files;
     private ILiteCollection<BsonDocument> _events;
     private readonly Counting.StateCounts _stateCounts = new();
+    private readonly Lookup.KnownPaths _knownPaths;
     private int _appendsSincePrune;
     private volatile bool _disposed;
 
@@ -54,6 +55,7 @@ public sealed partial class LiteDbFileIndex : IFileIndex
         ArgumentNullException.ThrowIfNull(options);
         options.Validate();
         _options = options;
+        _knownPaths = new Lookup.KnownPaths(options.KnownPathsCapacity);
         DatabasePath = Path.GetFullPath(databasePath);
         // Only the service's user reads the index (every file name of the drive), whatever the umask.
         OwnerOnly.Folder(Path.GetDirectoryName(DatabasePath)!);
@@ -65,6 +67,7 @@ public sealed partial class LiteDbFileIndex : IFileIndex
             OpenLiteDb();
             EnsureSchema();
             RecountStates();
+            FillKnownPathsIfDue();
             _logWriter.Wait();
             foreach (var file in new[] { DatabasePath, LogPath(DatabasePath), DatabasePath + ".lock" })
             {
@@ -142,6 +145,7 @@ public sealed partial class LiteDbFileIndex : IFileIndex
             {
                 foreach (var doc in redo)
                 {
+                    _knownPaths.Adding(doc["_id"].AsString);
                     _files.Upsert(doc);
                 }
                 _db.Commit();

@@ -12,6 +12,9 @@ public sealed class LiteDbFileIndexOptions
     /// <summary>How long a writer waits for the background log writer before it reports the index as failed.</summary>
     public TimeSpan WriteTimeout { get; init; } = TimeSpan.FromMinutes(1);
 
+    /// <summary>The fewest paths a filter of known paths is sized for (tests make it small, to see it refilled).</summary>
+    internal long KnownPathsCapacity { get; init; } = 65_536;
+
     internal void Validate()
     {
         if (MaxEvents < 1) throw new ArgumentOutOfRangeException(nameof(MaxEvents), MaxEvents, "MaxEvents must be at least 1.");
