@@ -66,7 +66,7 @@ public sealed class CountByStateTests(ITestOutputHelper output) : IDisposable
                                 break;
                             }
                             index.Rename(from, to);
-                            RenameInModel(model, from, to);
+                            IndexModel.Rename(model, from, to);
                             break;
                         }
                 }
@@ -127,19 +127,6 @@ public sealed class CountByStateTests(ITestOutputHelper output) : IDisposable
             var expected = model.Count(p => p.Value == state);
             Assert.True(expected == counts[state], $"{where}: {state} counted {counts[state]}, the model holds {expected}");
             Assert.True(expected == index.FindByState(state).Count, $"{where}: {state}: the index finds {index.FindByState(state).Count}, the model holds {expected}");
-        }
-    }
-
-    private static void RenameInModel(Dictionary<string, FileState> model, string from, string to)
-    {
-        var moving = model.Where(p => p.Key == from || p.Key.StartsWith(from + "/", StringComparison.Ordinal)).ToList();
-        foreach (var (path, _) in moving)
-        {
-            model.Remove(path);
-        }
-        foreach (var (path, state) in moving)
-        {
-            model[to + path[from.Length..]] = state;
         }
     }
 }

@@ -141,7 +141,7 @@ public sealed class KnownPathsTests(ITestOutputHelper output) : IDisposable
                         if (from != to)
                         {
                             index.Rename(from, to);
-                            RenameInModel(model, from, to);
+                            IndexModel.Rename(model, from, to);
                         }
                         break;
                     }
@@ -155,18 +155,5 @@ public sealed class KnownPathsTests(ITestOutputHelper output) : IDisposable
         Assert.All(model.Keys, path => Assert.True(index.MayHold(path), $"seed {seed}: '{path}' held but filtered out"));
         var filteredOut = Enumerable.Range(0, 1_000).Count(i => !index.MayHold($"new/file{i}"));
         Assert.True(filteredOut > 900, $"only {filteredOut} of 1,000 new names answered without a LiteDB read");
-    }
-
-    private static void RenameInModel(Dictionary<string, FileState> model, string from, string to)
-    {
-        var moving = model.Where(p => p.Key == from || p.Key.StartsWith(from + "/", StringComparison.Ordinal)).ToList();
-        foreach (var (path, _) in moving)
-        {
-            model.Remove(path);
-        }
-        foreach (var (path, state) in moving)
-        {
-            model[to + path[from.Length..]] = state;
-        }
     }
 }
