@@ -123,7 +123,7 @@ public sealed class TwoSiteTests(S3ServerFixture s3) : IAsyncLifetime
 
         // Both sites have the file open and save it; the east's save reaches the bucket first. The west opened it
         // before that, so its save is not based on the east's version (a west open after it would follow that version
-        // first, once updateWait has passed, and its save would rightly replace it: CI failed on that race once).
+        // first, once updateWait has passed, and its save would rightly replace it).
         await using (var westOpen = new FileStream(west.Mounted("budget.xlsx"), FileMode.Open, FileAccess.ReadWrite))
         {
             await File.WriteAllBytesAsync(east.Mounted("budget.xlsx"), eastVersion);

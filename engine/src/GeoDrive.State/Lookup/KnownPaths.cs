@@ -11,7 +11,7 @@ namespace GeoDrive.State.Lookup;
 /// as large.
 /// Adds, the start of a fill and its end all run under the index's write lock; <see cref="MayHold"/> on any thread.
 /// </summary>
-internal sealed class KnownPaths(long smallestCapacity = 65_536)
+internal sealed class KnownPaths(long smallestCapacity)
 {
     private volatile PathFilter? _inUse;
     private volatile PathFilter? _filling;
