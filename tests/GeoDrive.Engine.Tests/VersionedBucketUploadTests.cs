@@ -80,4 +80,59 @@ public sealed class VersionedBucketUploadTests(CephS3Fixture ceph) : IClassFixtu
         Assert.True(kept.Count == 1, "the local bytes kept under a conflict name: " + string.Join(", ", keys));
         Assert.Equal("this site's report"u8.ToArray(), await rig.ObjectBytesAsync(kept[0]));
     }
+
+    [Fact]
+    public async Task The_server_probes_leave_no_version_and_no_delete_marker_in_a_bucket_that_keeps_versions()
+    {
+        await using var rig = new DriveRig(ceph, SettleZero);
+        await ceph.Client.PutBucketVersioningAsync(new PutBucketVersioningRequest
+        {
+            BucketName = rig.Bucket,
+            VersioningConfig = new S3BucketVersioningConfig { Status = VersionStatus.Enabled },
+        });
+
+        // The first upload asks the server what it checks (a signed body's hash, a PUT for a free key), writing a probe object.
+        await rig.WriteAsync("first.txt", "the first upload"u8.ToArray());
+        await rig.Engine.TickAsync();
+        await rig.Engine.WhenUploadsIdleAsync();
+
+        Assert.Equal(FileState.Cached, rig.StateOf("first.txt"));
+        var versions = (await ceph.Client.ListVersionsAsync(new ListVersionsRequest { BucketName = rig.Bucket })).Versions ?? [];
+        Assert.Equal(["first.txt"], versions.Select(v => v.Key).Where(k => !k.Contains("write-probe", StringComparison.Ordinal)));
+        var probes = versions.Where(v => v.Key.Contains("write-probe", StringComparison.Ordinal)).ToList();
+        Assert.True(probes.Count == 0, "left by the probes: " + string.Join(", ", probes.Select(v => $"{v.Key} {v.VersionId}{(v.IsDeleteMarker == true ? " (delete marker)" : "")}")));
+    }
+
+    [Fact]
+    public async Task Where_deleting_versions_is_refused_the_probe_s_key_is_still_hidden_and_the_upload_goes_on()
+    {
+        await using var rig = new DriveRig(ceph, SettleZero);
+        await ceph.Client.PutBucketVersioningAsync(new PutBucketVersioningRequest
+        {
+            BucketName = rig.Bucket,
+            VersioningConfig = new S3BucketVersioningConfig { Status = VersionStatus.Enabled },
+        });
+        await ceph.Client.PutBucketPolicyAsync(new PutBucketPolicyRequest
+        {
+            BucketName = rig.Bucket,
+            Policy = $$"""
+                {"Version": "2012-10-17", "Statement": [{"Effect": "Deny", "Principal": "*", "Action": "s3:DeleteObjectVersion",
+                  "Resource": "arn:aws:s3:::{{rig.Bucket}}/*"}]}
+                """,
+        });
+
+        await rig.WriteAsync("first.txt", "the first upload"u8.ToArray());
+        await rig.Engine.TickAsync();
+        await rig.Engine.WhenUploadsIdleAsync();
+
+        Assert.Equal(FileState.Cached, rig.StateOf("first.txt"));
+        var keys = new List<string>();
+        await foreach (var o in rig.Store.ListAsync(""))
+        {
+            keys.Add(o.Key);
+        }
+        Assert.Equal(["first.txt"], keys);
+        var versions = (await ceph.Client.ListVersionsAsync(new ListVersionsRequest { BucketName = rig.Bucket })).Versions ?? [];
+        Assert.Contains(versions, v => v.Key.Contains("write-probe", StringComparison.Ordinal) && v.IsDeleteMarker == true);
+    }
 }

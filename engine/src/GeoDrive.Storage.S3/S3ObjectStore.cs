@@ -324,13 +324,15 @@ public sealed partial class S3ObjectStore : IObjectStore, IEndpointHealth, IDisp
     private async Task<bool> ProbeKeyFreeWritesAsync(string probeKey, CancellationToken cancellationToken)
     {
         var none = new Dictionary<string, string>();
+        var written = new List<string?>();
         try
         {
             var first = await PutOnceAsync(probeKey, new MemoryStream([], writable: false), 0, none, null, PutCondition.Any, null, cancellationToken);
+            written.Add(first.VersionId);
             _probedWithVersions = first.VersionId is not null;
             try
             {
-                await PutOnceAsync(probeKey, new MemoryStream([], writable: false), 0, none, null, PutCondition.Absent, null, cancellationToken);
+                written.Add((await PutOnceAsync(probeKey, new MemoryStream([], writable: false), 0, none, null, PutCondition.Absent, null, cancellationToken)).VersionId);
                 // Written over a key that held an object: the condition is ignored.
                 return false;
             }
@@ -344,6 +346,32 @@ public sealed partial class S3ObjectStore : IObjectStore, IEndpointHealth, IDisp
             }
         }
         finally
+        {
+            await RemoveProbeAsync(probeKey, written);
+        }
+    }
+
+    /// <summary>
+    /// Takes away what a probe wrote. In a bucket that keeps versions a plain DELETE would leave every probe's versions
+    /// behind a delete marker, a few more at each start of the service, forever: there each version the probe made is
+    /// deleted by its id. Where that is refused (no s3:DeleteObjectVersion), the plain DELETE still hides the key.
+    /// </summary>
+    private async Task RemoveProbeAsync(string probeKey, IReadOnlyList<string?> written)
+    {
+        if (written.Count == 0 || written.Any(v => v is null))
+        {
+            await DeleteAsync(probeKey, CancellationToken.None);
+            return;
+        }
+        try
+        {
+            foreach (var versionId in written)
+            {
+                await OnAnyEndpointAsync(probeKey, client => client.DeleteObjectAsync(
+                    new DeleteObjectRequest { BucketName = _options.Bucket, Key = probeKey, VersionId = versionId }, CancellationToken.None), CancellationToken.None);
+            }
+        }
+        catch (GeoDriveException ex) when (ex.ErrorId == ErrorIds.AccessDenied)
         {
             await DeleteAsync(probeKey, CancellationToken.None);
         }
@@ -379,9 +407,10 @@ public sealed partial class S3ObjectStore : IObjectStore, IEndpointHealth, IDisp
 
     private async Task<bool> ProbePayloadChecksumsAsync(string probeKey, CancellationToken cancellationToken)
     {
+        ObjectInfo written;
         try
         {
-            await PutOnceAsync(probeKey, new MemoryStream([0x2a], writable: false), 1, new Dictionary<string, string>(), null, PutCondition.Any, EmptySha256, cancellationToken);
+            written = await PutOnceAsync(probeKey, new MemoryStream([0x2a], writable: false), 1, new Dictionary<string, string>(), null, PutCondition.Any, EmptySha256, cancellationToken);
         }
         catch (GeoDriveException ex) when (IsPayloadRefused(ex))
         {
@@ -389,7 +418,7 @@ public sealed partial class S3ObjectStore : IObjectStore, IEndpointHealth, IDisp
             return true;
         }
         // Written under a hash it does not have: the server takes whatever arrives.
-        await DeleteAsync(probeKey, CancellationToken.None);
+        await RemoveProbeAsync(probeKey, [written.VersionId]);
         return false;
     }
 
