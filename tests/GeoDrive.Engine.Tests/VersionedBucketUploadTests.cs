@@ -25,11 +25,7 @@ public sealed class VersionedBucketUploadTests(CephS3Fixture ceph) : IClassFixtu
     public async Task A_changed_file_goes_up_into_a_Ceph_bucket_that_keeps_versions_though_the_server_refuses_every_If_Match()
     {
         await using var rig = new DriveRig(ceph, SettleZero, multipartThreshold: 5L << 20);
-        await ceph.Client.PutBucketVersioningAsync(new PutBucketVersioningRequest
-        {
-            BucketName = rig.Bucket,
-            VersioningConfig = new S3BucketVersioningConfig { Status = VersionStatus.Enabled },
-        });
+        await KeepVersionsAsync(rig.Bucket);
         foreach (var (path, size) in new[] { ("large.bin", 6 << 20), ("small.txt", 4_000) })
         {
             for (var round = 1; round <= 3; round++)
@@ -56,11 +52,7 @@ public sealed class VersionedBucketUploadTests(CephS3Fixture ceph) : IClassFixtu
         await rig.Engine.WhenUploadsIdleAsync();
         Assert.Equal(FileState.Cached, rig.StateOf("first.txt")); // the write probe ran: the bucket refused a PUT over a taken key
 
-        await ceph.Client.PutBucketVersioningAsync(new PutBucketVersioningRequest
-        {
-            BucketName = rig.Bucket,
-            VersioningConfig = new S3BucketVersioningConfig { Status = VersionStatus.Enabled },
-        });
+        await KeepVersionsAsync(rig.Bucket);
         await rig.WriteAsync("second.txt", "after versioning"u8.ToArray());
         await rig.Engine.TickAsync();
         await rig.Engine.WhenUploadsIdleAsync();
@@ -85,11 +77,7 @@ public sealed class VersionedBucketUploadTests(CephS3Fixture ceph) : IClassFixtu
     public async Task The_server_probes_leave_no_version_and_no_delete_marker_in_a_bucket_that_keeps_versions()
     {
         await using var rig = new DriveRig(ceph, SettleZero);
-        await ceph.Client.PutBucketVersioningAsync(new PutBucketVersioningRequest
-        {
-            BucketName = rig.Bucket,
-            VersioningConfig = new S3BucketVersioningConfig { Status = VersionStatus.Enabled },
-        });
+        await KeepVersionsAsync(rig.Bucket);
 
         // The first upload asks the server what it checks (a signed body's hash, a PUT for a free key), writing a probe object.
         await rig.WriteAsync("first.txt", "the first upload"u8.ToArray());
@@ -107,11 +95,7 @@ public sealed class VersionedBucketUploadTests(CephS3Fixture ceph) : IClassFixtu
     public async Task Where_deleting_versions_is_refused_the_probe_s_key_is_still_hidden_and_the_upload_goes_on()
     {
         await using var rig = new DriveRig(ceph, SettleZero);
-        await ceph.Client.PutBucketVersioningAsync(new PutBucketVersioningRequest
-        {
-            BucketName = rig.Bucket,
-            VersioningConfig = new S3BucketVersioningConfig { Status = VersionStatus.Enabled },
-        });
+        await KeepVersionsAsync(rig.Bucket);
         await ceph.Client.PutBucketPolicyAsync(new PutBucketPolicyRequest
         {
             BucketName = rig.Bucket,
@@ -135,4 +119,10 @@ public sealed class VersionedBucketUploadTests(CephS3Fixture ceph) : IClassFixtu
         var versions = (await ceph.Client.ListVersionsAsync(new ListVersionsRequest { BucketName = rig.Bucket })).Versions ?? [];
         Assert.Contains(versions, v => v.Key.Contains("write-probe", StringComparison.Ordinal) && v.IsDeleteMarker == true);
     }
+
+    private Task KeepVersionsAsync(string bucket) => ceph.Client.PutBucketVersioningAsync(new PutBucketVersioningRequest
+    {
+        BucketName = bucket,
+        VersioningConfig = new S3BucketVersioningConfig { Status = VersionStatus.Enabled },
+    });
 }
