@@ -63,11 +63,7 @@ public sealed class VersionedBucketUploadTests(CephS3Fixture ceph) : IClassFixtu
         await rig.Engine.WhenUploadsIdleAsync();
 
         Assert.Equal("the other site's report"u8.ToArray(), await rig.ObjectBytesAsync("report.txt"));
-        var keys = new List<string>();
-        await foreach (var o in rig.Store.ListAsync(""))
-        {
-            keys.Add(o.Key);
-        }
+        var keys = await rig.Store.ListAsync("").Select(o => o.Key).ToListAsync();
         var kept = keys.Where(k => k.StartsWith("report", StringComparison.Ordinal) && k != "report.txt").ToList();
         Assert.True(kept.Count == 1, "the local bytes kept under a conflict name: " + string.Join(", ", keys));
         Assert.Equal("this site's report"u8.ToArray(), await rig.ObjectBytesAsync(kept[0]));
@@ -110,11 +106,7 @@ public sealed class VersionedBucketUploadTests(CephS3Fixture ceph) : IClassFixtu
         await rig.Engine.WhenUploadsIdleAsync();
 
         Assert.Equal(FileState.Cached, rig.StateOf("first.txt"));
-        var keys = new List<string>();
-        await foreach (var o in rig.Store.ListAsync(""))
-        {
-            keys.Add(o.Key);
-        }
+        var keys = await rig.Store.ListAsync("").Select(o => o.Key).ToListAsync();
         Assert.Equal(["first.txt"], keys);
         var versions = (await ceph.Client.ListVersionsAsync(new ListVersionsRequest { BucketName = rig.Bucket })).Versions ?? [];
         Assert.Contains(versions, v => v.Key.Contains("write-probe", StringComparison.Ordinal) && v.IsDeleteMarker == true);
