@@ -144,6 +144,34 @@ public sealed class StubAndRecallTests(S3ServerFixture s3) : IClassFixture<S3Ser
     }
 
     [Fact]
+    public async Task Reading_a_cached_file_again_within_a_second_writes_its_entry_once_and_later_reads_still_move_its_access_time()
+    {
+        await using var rig = new DriveRig(s3, hookedIndex: true);
+        await rig.Engine.StartAsync();
+        await rig.WriteAsync("header.h", "#pragma once\n"u8.ToArray());
+        await rig.Engine.UploadAsync("header.h");
+        var writes = 0;
+        rig.Hooks!.BeforePut = entry => writes += entry.Path == "header.h" ? 1 : 0;
+
+        // A build reads the same header hundreds of times a second: its access time (what stubbing's accessWait
+        // counts from) is kept to the second, not rewritten in the index at every open and close.
+        rig.Clock.Advance(TimeSpan.FromMinutes(5));
+        for (var i = 0; i < 50; i++)
+        {
+            await rig.ReadAsync("header.h");
+        }
+        var afterFirstSecond = rig.Engine.GetFile("header.h")!;
+        var writesInFirstSecond = writes;
+        rig.Clock.Advance(TimeSpan.FromSeconds(2));
+        await rig.ReadAsync("header.h");
+
+        Assert.Equal(1, writesInFirstSecond);
+        Assert.Equal(rig.Clock.UtcNow - TimeSpan.FromSeconds(2), afterFirstSecond.LastAccessUtc);
+        Assert.Equal(rig.Clock.UtcNow, rig.Engine.GetFile("header.h")!.LastAccessUtc);
+        Assert.Equal(FileState.Cached, rig.StateOf("header.h"));
+    }
+
+    [Fact]
     public async Task Opening_a_stub_to_overwrite_it_does_not_recall_it()
     {
         await CachedFileAsync("overwrite.bin", 3000);

@@ -155,11 +155,11 @@ public sealed partial class DriveEngine : IDriveFileSystem
                 }
             }
             var now = _clock.UtcNow;
-            if (entry.State is FileState.Dirty or FileState.Uploading or FileState.Excluded
+            if (entry.State is FileState.Dirty or FileState.Uploading or FileState.Excluded or FileState.Cached
                 && now - entry.LastAccessUtc < AccessTimeResolution)
             {
-                // Nothing above changed it and its access time is current (a create is followed at once by
-                // this open): no index write, which the create path would otherwise wait for twice.
+                // Nothing above changed it and its access time is current (a create is followed at once by this
+                // open; a recall above has just set it; a build opens one header many times a second): no index write.
                 return OpenDecision.Local;
             }
             entry.LastAccessUtc = now;
@@ -234,8 +234,9 @@ public sealed partial class DriveEngine : IDriveFileSystem
                 entry.LastAccessUtc = _clock.UtcNow;
                 _life.Apply(entry, ApplyChange(entry, local.Value), deferred: true);
             }
-            else
+            else if (_clock.UtcNow - entry.LastAccessUtc >= AccessTimeResolution)
             {
+                // Kept to the second, as at open: a close right after the open (or the recall) writes nothing.
                 entry.LastAccessUtc = _clock.UtcNow;
                 _life.Save(entry, deferred: true);
             }
