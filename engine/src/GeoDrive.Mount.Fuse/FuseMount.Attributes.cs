@@ -146,14 +146,35 @@ public sealed partial class FuseMount
         {
             return new Caller(0, "", IsSystem: true);
         }
+        return new Caller(pid, ImageNameOf(pid));
+    }
+
+    /// <summary>
+    /// /proc/PID/comm in three system calls (most requests ask it; File.ReadAllText also took and dropped a file lock
+    /// around its reads), or "" when the process already exited: its id still tells the engine something.
+    /// </summary>
+    private static unsafe string ImageNameOf(int pid)
+    {
+        var descriptor = LibC.Open($"/proc/{pid}/comm", LibC.ORdOnly | LibC.OCloExec, 0);
+        if (descriptor < 0)
+        {
+            return "";
+        }
         try
         {
-            return new Caller(pid, File.ReadAllText($"/proc/{pid}/comm").TrimEnd('\n'));
+            // At most TASK_COMM_LEN (16) bytes with its newline.
+            const int Room = 64;
+            var buffer = stackalloc byte[Room];
+            var length = (int)LibC.PRead(descriptor, buffer, Room, 0);
+            while (length > 0 && buffer[length - 1] == (byte)'\n')
+            {
+                length--;
+            }
+            return length > 0 ? Encoding.UTF8.GetString(buffer, length) : "";
         }
-        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
+        finally
         {
-            // The process already exited; its id still tells the engine something.
-            return new Caller(pid, "");
+            LibC.Close(descriptor);
         }
     }
 
