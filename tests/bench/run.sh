@@ -2,17 +2,18 @@
 # The transfer benchmark in one command (issue 4). Generates the datasets, starts a real S3 server
 # (Ceph RGW, its own instance on port 7490; BENCH_S3=moto for a quick look), builds the service and
 # the harness, and measures GeoDrive, rclone and a raw AWSSDK.S3 client on that server in one run.
-#   bash tests/bench/run.sh [--scale smoke|medium|full] [--threads 8,16,64] [--multipart-threads 2,4]
+#   bash tests/bench/run.sh [--scale smoke|medium|full] [--threads 8,16,64] [--multipart-threads 2,4] [--rounds 3]
 #   bash tests/bench/run.sh --probe latency [--round-trips 1,20] [--clients rclone-mount,geodrive]
 #                           [--workloads upload,restore,mixed-50-50,mixed-20-80,mixed-80-20] [--clients raw-sdk,rclone,rclone-mount,geodrive] [--datasets 10KB,100KB]
 # Writes tests/bench/results/<scale>/: results.md (the table), results.csv, run.log, a .png per workload.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1
-scale=medium probe=""
+scale=medium probe="" rounds=1
 for ((i = 1; i <= $#; i++)); do
   [ "${!i}" = --scale ] && { j=$((i + 1)); scale=${!j}; }
   [ "${!i}" = --probe ] && { j=$((i + 1)); probe=${!j}; }
+  [ "${!i}" = --rounds ] && { j=$((i + 1)); rounds=${!j}; }
 done
 out=tests/bench/results/${probe:-$scale}
 mkdir -p "$out"
@@ -28,11 +29,16 @@ dotnet build tests/bench/GeoDrive.Bench -c Release -o .artifacts/bench -nologo -
 datasets=$(dotnet .artifacts/bench/GeoDrive.Bench.dll --list-datasets "$@")
 # A probe (--probe latency) is one part of its own, on one server.
 [ -n "$probe" ] && datasets=$probe
+# --rounds N measures every dataset N times, each time on a fresh server with the clients in turn (the harness starts
+# round r one client further on); the report gives medians over the rounds (tests/bench/README.md).
+[ -n "$probe" ] && rounds=1
 started=$(date -u)
 parts=()
+for round in $(seq 1 "$rounds"); do
 for dataset in $datasets; do
   part=$out/parts/$dataset
-  mkdir -p "$part"
+  [ "$rounds" -gt 1 ] && part=$out/parts/$dataset-round$round
+  rm -rf "$part" && mkdir -p "$part"
   if [ "${BENCH_S3:-ceph}" = moto ]; then
     port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
     bash scripts/s3/start-moto.sh "$port" /tmp/geodrive-bench-moto.pid >/dev/null
@@ -48,9 +54,10 @@ for dataset in $datasets; do
     endpoint=http://127.0.0.1:$S3_PORT; export S3_ACCESS_KEY=${S3_ACCESS_KEY:-test} S3_SECRET_KEY=${S3_SECRET_KEY:-testsecret}
   fi
   { echo "command: bash tests/bench/run.sh $*"; echo "server: ${BENCH_S3:-ceph} at $endpoint"; date -u; } > "$part/run.log"
-  dotnet .artifacts/bench/GeoDrive.Bench.dll --endpoint "$endpoint" --service .artifacts/service/GeoDrive.Service.dll "$@" --datasets "$dataset" --out "$part" | tee -a "$part/run.log"
+  dotnet .artifacts/bench/GeoDrive.Bench.dll --endpoint "$endpoint" --service .artifacts/service/GeoDrive.Service.dll "$@" --datasets "$dataset" --round "$round" --out "$part" | tee -a "$part/run.log"
   if [ "${BENCH_S3:-ceph}" = moto ]; then bash scripts/s3/stop-moto.sh /tmp/geodrive-bench-moto.pid; else bash scripts/s3/stop-ceph-s3.sh --wipe >/dev/null 2>&1 || true; fi
   parts+=("$part/results.csv")
+done
 done
 if [ -n "$probe" ]; then
   cp "$out/parts/$probe/$probe.md" "$out/$probe.md"
@@ -59,5 +66,5 @@ if [ -n "$probe" ]; then
   exit 0
 fi
 { echo "command: bash tests/bench/run.sh $*"; echo "server: ${BENCH_S3:-ceph}, a fresh one per dataset"; echo "started: $started"; echo "finished: $(date -u)"; echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"; } > "$out/run.log"
-cat "$out"/parts/*/run.log | grep -E '^  (raw-sdk|rclone|geodrive) ' >> "$out/run.log" || true
+for csv in "${parts[@]}"; do grep -E '^  (raw-sdk|rclone|geodrive) ' "$(dirname "$csv")/run.log" || true; done >> "$out/run.log"
 dotnet .artifacts/bench/GeoDrive.Bench.dll --report "$(IFS=,; echo "${parts[*]}")" --out "$out" | tee -a "$out/run.log"

@@ -59,7 +59,7 @@ public sealed record Workload(string Name, int UploadPercent)
 
 /// <summary>One measured run.</summary>
 public sealed record Measurement(string Client, string Dataset, string Workload, int Threads, int Files, long Bytes, double Seconds, double? CpuSecondsPer1000Files = null, long? PeakRssBytes = null,
-    double? MachineCpuSecondsPer1000Files = null, double? ServerCpuSecondsPer1000Files = null)
+    double? MachineCpuSecondsPer1000Files = null, double? ServerCpuSecondsPer1000Files = null, int Round = 1)
 {
     public double FilesPerSecond => Files / Seconds;
 

@@ -66,7 +66,9 @@ foreach (var threads in options.Threads)
             PartSize: 16L * 1024 * 1024, MultipartThreshold: 64L * 1024 * 1024);
         foreach (var dataset in datasets)
         {
-            foreach (var clientName in options.Clients)
+            // A round (run.sh --rounds: each on a fresh server) takes every client in turn, starting one client further on
+            // than the round before, so neither a slow minute of a shared machine nor going last lands on one client only.
+            foreach (var clientName in options.Clients.Skip((options.Round - 1) % options.Clients.Length).Concat(options.Clients.Take((options.Round - 1) % options.Clients.Length)))
             {
                 await using var client = await CreateAsync(clientName, settings);
                 await WarmUpAsync(client, dataset);
@@ -86,10 +88,10 @@ foreach (var threads in options.Threads)
                     var use = client.ResourceUse();
                     var m = new Measurement(client.Name, dataset.Name, workload.Name, threads, files.Count, dataset.TotalBytes, seconds,
                         use is { } u ? u.CpuSeconds * 1000 / files.Count : null, use?.PeakRss,
-                        (MachineCpu.BusySeconds() - busy) * 1000 / files.Count, (MachineCpu.ServerSeconds() - server) * 1000 / files.Count);
+                        (MachineCpu.BusySeconds() - busy) * 1000 / files.Count, (MachineCpu.ServerSeconds() - server) * 1000 / files.Count, options.Round);
                     results.Add(m);
                     Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
-                        $"  {m.Client,-9} {m.Dataset,-6} {m.Workload,-12} t={threads,-3} mp={multipartThreads} {m.FilesPerSecond,9:0.0} files/s {m.MegabytesPerSecond,8:0.0} MB/s"));
+                        $"  {m.Client,-9} {m.Dataset,-6} {m.Workload,-12} t={threads,-3} mp={multipartThreads} {m.FilesPerSecond,9:0.0} files/s {m.MegabytesPerSecond,8:0.0} MB/s  round {options.Round}"));
                     await CleanUpAsync(client, run);
                 }
             }
@@ -159,7 +161,7 @@ static async Task EmptyPrefixAsync(AmazonS3Client s3, string bucket, string pref
 }
 
 internal sealed record BenchOptions(string Scale, string Endpoint, string AccessKey, string SecretKey, int[] Threads, int[] MultipartThreads,
-    string[] Clients, string[]? Workloads, string ServiceDll, string Work, string Out, string[]? Datasets = null)
+    string[] Clients, string[]? Workloads, string ServiceDll, string Work, string Out, string[]? Datasets = null, int Round = 1)
 {
     public static BenchOptions Parse(string[] args)
     {
@@ -182,7 +184,8 @@ internal sealed record BenchOptions(string Scale, string Endpoint, string Access
             Arg("service", ".artifacts/service/GeoDrive.Service.dll"),
             Arg("work", "/tmp/geodrive-bench"),
             Arg("out", "tests/bench/results"),
-            Arg("datasets", "") is { Length: > 0 } only ? only.Split(',') : null);
+            Arg("datasets", "") is { Length: > 0 } only ? only.Split(',') : null,
+            Math.Max(1, int.Parse(Arg("round", "1"), CultureInfo.InvariantCulture)));
     }
 }
 
@@ -201,15 +204,19 @@ internal static class Report
 
     public static string Table(IReadOnlyList<Measurement> results)
     {
+        var rounds = results.Select(r => r.Round).Distinct().Count();
         var text = new StringBuilder();
+        if (rounds > 1)
+        {
+            text.AppendLine(CultureInfo.InvariantCulture, $"{rounds} rounds, each on a fresh server with every client in turn: files/s and CPU are each client's median over the rounds; a ratio is the median of the rounds' ratios (GeoDrive's rate in a round over the peer's in the same round), with the lowest and highest in brackets.");
+            text.AppendLine();
+        }
         text.AppendLine("| dataset | workload | threads | raw-sdk files/s | rclone files/s | rclone-mount files/s | geodrive files/s | geodrive MB/s | geodrive/ceiling | geodrive/rclone | geodrive/rclone-mount | geodrive CPU s/1000 files | geodrive peak RSS MB |");
         text.AppendLine("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
         foreach (var group in results.GroupBy(r => (r.Dataset, r.Workload, r.Threads)))
         {
-            double? Rate(string client) => group.FirstOrDefault(r => r.Client == client)?.FilesPerSecond;
-            var geo = group.FirstOrDefault(r => r.Client == "geodrive");
-            string F(double? v, string format = "0.0") => v is { } x ? x.ToString(format, CultureInfo.InvariantCulture) : "–";
-            text.AppendLine(CultureInfo.InvariantCulture, $"| {group.Key.Dataset} | {group.Key.Workload} | {group.Key.Threads} | {F(Rate("raw-sdk"))} | {F(Rate("rclone"))} | {F(Rate("rclone-mount"))} | {F(Rate("geodrive"))} | {F(geo?.MegabytesPerSecond)} | {F(Rate("geodrive") / Rate("raw-sdk"), "0.00")} | {F(Rate("geodrive") / Rate("rclone"), "0.00")} | {F(Rate("geodrive") / Rate("rclone-mount"), "0.00")} | {F(geo?.CpuSecondsPer1000Files, "0.00")} | {F(geo?.PeakRssBytes / 1e6, "0")} |");
+            var rows = new Rows(group.ToList());
+            text.AppendLine(CultureInfo.InvariantCulture, $"| {group.Key.Dataset} | {group.Key.Workload} | {group.Key.Threads} | {F(rows.Median("raw-sdk", r => r.FilesPerSecond))} | {F(rows.Median("rclone", r => r.FilesPerSecond))} | {F(rows.Median("rclone-mount", r => r.FilesPerSecond))} | {F(rows.Median("geodrive", r => r.FilesPerSecond))} | {F(rows.Median("geodrive", r => r.MegabytesPerSecond))} | {rows.Ratio("raw-sdk")} | {rows.Ratio("rclone")} | {rows.Ratio("rclone-mount")} | {F(rows.Median("geodrive", r => r.CpuSecondsPer1000Files), "0.00")} | {F(rows.Median("geodrive", r => r.PeakRssBytes / 1e6), "0")} |");
         }
         if (results.Any(r => r.MachineCpuSecondsPer1000Files is not null))
         {
@@ -220,20 +227,51 @@ internal static class Report
             text.AppendLine("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
             foreach (var group in results.GroupBy(r => (r.Dataset, r.Workload, r.Threads)))
             {
-                string Cpu(string client, Func<Measurement, double?> value) =>
-                    group.FirstOrDefault(r => r.Client == client) is { } r && value(r) is { } v ? v.ToString("0.00", CultureInfo.InvariantCulture) : "–";
+                var rows = new Rows(group.ToList());
+                string Cpu(string client, Func<Measurement, double?> value) => F(rows.Median(client, value), "0.00");
                 text.AppendLine(CultureInfo.InvariantCulture, $"| {group.Key.Dataset} | {group.Key.Workload} | {group.Key.Threads} | {Cpu("raw-sdk", r => r.MachineCpuSecondsPer1000Files)} | {Cpu("raw-sdk", r => r.ServerCpuSecondsPer1000Files)} | {Cpu("rclone", r => r.MachineCpuSecondsPer1000Files)} | {Cpu("rclone", r => r.ServerCpuSecondsPer1000Files)} | {Cpu("rclone-mount", r => r.MachineCpuSecondsPer1000Files)} | {Cpu("rclone-mount", r => r.ServerCpuSecondsPer1000Files)} | {Cpu("rclone-mount", r => r.CpuSecondsPer1000Files)} | {Cpu("geodrive", r => r.MachineCpuSecondsPer1000Files)} | {Cpu("geodrive", r => r.ServerCpuSecondsPer1000Files)} | {Cpu("geodrive", r => r.CpuSecondsPer1000Files)} |");
             }
         }
         return text.ToString();
     }
 
+    private static string F(double? v, string format = "0.0") => v is { } x ? x.ToString(format, CultureInfo.InvariantCulture) : "–";
+
+    /// <summary>One row's measurements: every client's, of every round.</summary>
+    private sealed class Rows(IReadOnlyList<Measurement> measurements)
+    {
+        public double? Median(string client, Func<Measurement, double?> value) =>
+            Report.Median(measurements.Where(m => m.Client == client).Select(value).OfType<double>().ToList());
+
+        /// <summary>GeoDrive ÷ the peer: the median of the rounds' ratios, and their range when there are several.</summary>
+        public string Ratio(string peer)
+        {
+            var ratios = measurements.Where(m => m.Client == "geodrive")
+                .Select(g => measurements.FirstOrDefault(m => m.Client == peer && m.Round == g.Round) is { } p ? g.FilesPerSecond / p.FilesPerSecond : (double?)null)
+                .OfType<double>().ToList();
+            return Report.Median(ratios) is not { } median ? "–"
+                : ratios.Count == 1 ? F(median, "0.00")
+                : $"{F(median, "0.00")} ({F(ratios.Min(), "0.00")}–{F(ratios.Max(), "0.00")})";
+        }
+    }
+
+    /// <summary>The middle value (the mean of the middle two for an even count), or null for none.</summary>
+    public static double? Median(IReadOnlyList<double> values)
+    {
+        if (values.Count == 0)
+        {
+            return null;
+        }
+        var sorted = values.Order().ToList();
+        return sorted.Count % 2 == 1 ? sorted[sorted.Count / 2] : (sorted[sorted.Count / 2 - 1] + sorted[sorted.Count / 2]) / 2;
+    }
+
     public static string Csv(IReadOnlyList<Measurement> results)
     {
-        var text = new StringBuilder("client,dataset,workload,threads,files,bytes,seconds,files_per_s,mb_per_s,cpu_s_per_1000_files,peak_rss_bytes,machine_cpu_s_per_1000_files,server_cpu_s_per_1000_files\n");
+        var text = new StringBuilder("client,dataset,workload,threads,files,bytes,seconds,files_per_s,mb_per_s,cpu_s_per_1000_files,peak_rss_bytes,machine_cpu_s_per_1000_files,server_cpu_s_per_1000_files,round\n");
         foreach (var r in results)
         {
-            text.AppendLine(CultureInfo.InvariantCulture, $"{r.Client},{r.Dataset},{r.Workload},{r.Threads},{r.Files},{r.Bytes},{r.Seconds:0.000},{r.FilesPerSecond:0.00},{r.MegabytesPerSecond:0.00},{r.CpuSecondsPer1000Files:0.000},{r.PeakRssBytes},{r.MachineCpuSecondsPer1000Files:0.000},{r.ServerCpuSecondsPer1000Files:0.000}");
+            text.AppendLine(CultureInfo.InvariantCulture, $"{r.Client},{r.Dataset},{r.Workload},{r.Threads},{r.Files},{r.Bytes},{r.Seconds:0.000},{r.FilesPerSecond:0.00},{r.MegabytesPerSecond:0.00},{r.CpuSecondsPer1000Files:0.000},{r.PeakRssBytes},{r.MachineCpuSecondsPer1000Files:0.000},{r.ServerCpuSecondsPer1000Files:0.000},{r.Round}");
         }
         return text.ToString();
     }
@@ -247,7 +285,8 @@ internal static class Report
             return new Measurement(f[0], f[1], f[2], int.Parse(f[3], CultureInfo.InvariantCulture), int.Parse(f[4], CultureInfo.InvariantCulture),
                 long.Parse(f[5], CultureInfo.InvariantCulture), double.Parse(f[6], CultureInfo.InvariantCulture), Optional(f[9]),
                 f[10].Length == 0 ? null : long.Parse(f[10], CultureInfo.InvariantCulture),
-                f.Length > 12 ? Optional(f[11]) : null, f.Length > 12 ? Optional(f[12]) : null);
+                f.Length > 12 ? Optional(f[11]) : null, f.Length > 12 ? Optional(f[12]) : null,
+                f.Length > 13 ? int.Parse(f[13], CultureInfo.InvariantCulture) : 1);
         });
 
     /// <summary>One bar chart per workload (MB/s per dataset, a bar per client), like the seed's figures 11-17.</summary>
@@ -263,7 +302,8 @@ internal static class Report
                 data.Append(dataset);
                 foreach (var client in clients)
                 {
-                    data.Append(' ').Append((rows.FirstOrDefault(r => r.Dataset == dataset && r.Client == client)?.MegabytesPerSecond ?? 0).ToString("0.00", CultureInfo.InvariantCulture));
+                    var rates = rows.Where(r => r.Dataset == dataset && r.Client == client).Select(r => r.MegabytesPerSecond).ToList();
+                    data.Append(' ').Append((Median(rates) ?? 0).ToString("0.00", CultureInfo.InvariantCulture));
                 }
                 data.Append('\n');
             }
