@@ -68,7 +68,7 @@ foreach (var threads in options.Threads)
         {
             // A round (run.sh --rounds: each on a fresh server) takes every client in turn, starting one client further on
             // than the round before, so neither a slow minute of a shared machine nor going last lands on one client only.
-            foreach (var clientName in options.Clients.Skip((options.Round - 1) % options.Clients.Length).Concat(options.Clients.Take((options.Round - 1) % options.Clients.Length)))
+            foreach (var clientName in InTurn(options.Clients, options.Round))
             {
                 await using var client = await CreateAsync(clientName, settings);
                 await WarmUpAsync(client, dataset);
@@ -120,6 +120,13 @@ async Task WarmUpAsync(IBenchClient client, Dataset dataset)
     await client.SeedAsync(run, restore);
     await client.RunAsync(run, upload, restore);
     await CleanUpAsync(client, run);
+}
+
+// Round r (from 1) starts with the r-th client and wraps around.
+static IEnumerable<string> InTurn(string[] clients, int round)
+{
+    var first = (round - 1) % clients.Length;
+    return clients[first..].Concat(clients[..first]);
 }
 
 async Task CleanUpAsync(IBenchClient client, string run)
