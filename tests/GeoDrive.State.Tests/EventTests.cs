@@ -98,4 +98,35 @@ public sealed class EventTests : IDisposable
         reopened.AppendEvent(next);
         Assert.True(next.Id > kept[0].Id);
     }
+
+    [Fact]
+    public async Task Events_appended_from_many_threads_are_each_read_back_once_and_a_read_sees_every_append_before_it()
+    {
+        // Appends are queued, not waited for: a reader right after its own append must still find it.
+        using var index = LiteDbFileIndex.Open(DbPath);
+        const int threads = 4, each = 150;
+        var appended = await Task.WhenAll(Enumerable.Range(0, threads).Select(t => Task.Run(() =>
+        {
+            var ids = new List<long>();
+            for (var i = 0; i < each; i++)
+            {
+                var appendedNow = Event(DriveEventKind.Upload, i, $"t{t}/f{i}");
+                index.AppendEvent(appendedNow);
+                ids.Add(appendedNow.Id);
+                if (i % 25 == 0)
+                {
+                    Assert.Contains(appendedNow.Id, index.ReadEvents(kind: DriveEventKind.Upload, limit: int.MaxValue).Select(e => e.Id));
+                }
+            }
+            return ids;
+        })));
+
+        foreach (var ids in appended)
+        {
+            Assert.Equal(ids.Order(), ids);
+        }
+        var read = index.ReadEvents(limit: int.MaxValue);
+        Assert.Equal(appended.SelectMany(ids => ids).Order(), read.Select(e => e.Id).Order());
+        Assert.Equal(threads * each, read.Select(e => e.Path).Distinct().Count());
+    }
 }

@@ -10,7 +10,8 @@ namespace GeoDrive.State;
 /// own write is flushed. One of the waiting callers runs that next commit, so no thread serves others forever.
 /// A deferred write (<see cref="PutDeferred"/>) joins the same queue, in the same order, but its caller
 /// does not wait: it is visible to <see cref="Get"/> at once (from <see cref="_unflushed"/>) and goes to
-/// the log with the next commit, run on the thread pool when no caller is there to run it.
+/// the log with the next commit, run on the thread pool when no caller is there to run it. Events are appended
+/// the same way (<see cref="WriteEventDeferred"/>).
 /// A commit queued on the pool that has not started yet is taken over by the next caller that would
 /// otherwise wait for it: callers blocked on a commit that only a pool thread would run starved the pool
 /// (16 upload workers waiting, the API unanswered for 13 s while the pool grew to ~500 threads).
@@ -29,6 +30,10 @@ public sealed partial class LiteDbFileIndex
     // The next commit is queued on the thread pool and nobody has started it: the first caller to come
     // runs it instead of waiting for a pool thread (CommitQueued then finds nothing to do).
     private bool _leadQueued;
+
+    // The id of the newest event appended (queued or committed); events queued and not yet committed.
+    private long _lastEventId;
+    private int _eventsQueued;
 
     // Deferred puts not yet committed, newest per path; what Get answers for them meanwhile.
     private readonly Dictionary<string, (BsonDocument Doc, GroupedWrite Write)> _unflushed = new(StringComparer.Ordinal);
@@ -99,6 +104,36 @@ public sealed partial class LiteDbFileIndex
         {
             QueueCommit();
         }
+    }
+
+    /// <summary>
+    /// Queues an event's <paramref name="insert"/> of <paramref name="doc"/> as a deferred write (nobody waits for
+    /// it) and returns the id it gives the event: the next one, taken under the gate, so ids ascend in queue order.
+    /// Should its commit fail, the event is lost (the index, opened again, reports the failure to the writes that wait).
+    /// </summary>
+    private long WriteEventDeferred(BsonDocument doc, Action insert)
+    {
+        bool lead;
+        long id;
+        lock (_groupGate)
+        {
+            id = ++_lastEventId;
+            doc["_id"] = id;
+            _waiting.Add(new GroupedWrite(() =>
+            {
+                insert();
+                return null;
+            }) { Deferred = true, Durable = false });
+            _eventsQueued++;
+            lead = !_committing;
+            _committing = true;
+            _leadQueued |= lead;
+        }
+        if (lead)
+        {
+            QueueCommit();
+        }
+        return id;
     }
 
     private void QueueCommit() =>
@@ -208,7 +243,7 @@ public sealed partial class LiteDbFileIndex
         bool pending;
         lock (_groupGate)
         {
-            pending = _unflushed.Count > 0;
+            pending = _unflushed.Count > 0 || _eventsQueued > 0;
         }
         if (pending)
         {
@@ -297,6 +332,12 @@ public sealed partial class LiteDbFileIndex
                 }
                 if (!write.Deferred)
                 {
+                    continue;
+                }
+                if (write.Path is null)
+                {
+                    // An event: committed, or lost with its group.
+                    _eventsQueued--;
                     continue;
                 }
                 var newest = _unflushed.TryGetValue(write.Path!, out var pending) && ReferenceEquals(pending.Write, write);

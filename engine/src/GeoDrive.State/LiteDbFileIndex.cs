@@ -137,6 +137,12 @@ public sealed partial class LiteDbFileIndex : IFileIndex
         }
         _log.Dispose();
         OpenLiteDb();
+        // Events of a failed commit are lost; the next one never takes an id already in the index.
+        var newestEvent = NewestEventId();
+        lock (_groupGate)
+        {
+            _lastEventId = Math.Max(_lastEventId, newestEvent);
+        }
         var redo = RedoAfterHeal();
         if (redo.Count > 0)
         {
@@ -295,6 +301,7 @@ public sealed partial class LiteDbFileIndex : IFileIndex
         CreateCollection(RecallJobsCollection);
         CreateJournalCollection();
         PruneEvents();
+        _lastEventId = NewestEventId();
     }
 
     /// <summary>

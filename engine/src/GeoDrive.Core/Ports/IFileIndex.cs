@@ -49,7 +49,7 @@ public interface IFileIndex : IDisposable
     /// <summary>How many entries are in each state (every state present, 0 where none).</summary>
     IReadOnlyDictionary<FileState, long> CountByState();
 
-    /// <summary>Committed when the call returns; on disk with the next durable write.</summary>
+    /// <summary>Gives the event its id (ascending in append order) and queues it: committed with the next write, never waited for; <see cref="ReadEvents"/> sees it.</summary>
     void AppendEvent(DriveEvent driveEvent);
 
     /// <summary>Newest first.</summary>
