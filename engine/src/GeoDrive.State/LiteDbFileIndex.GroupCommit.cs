@@ -95,10 +95,7 @@ public sealed partial class LiteDbFileIndex
         {
             Supersede(path, byPut: true);
             _unflushed[path] = (doc, mine);
-            _waiting.Add(mine);
-            lead = !_committing;
-            _committing = true;
-            _leadQueued |= lead;
+            lead = QueueDeferredLocked(mine);
         }
         if (lead)
         {
@@ -119,21 +116,31 @@ public sealed partial class LiteDbFileIndex
         {
             id = ++_lastEventId;
             doc["_id"] = id;
-            _waiting.Add(new GroupedWrite(() =>
+            _eventsQueued++;
+            lead = QueueDeferredLocked(new GroupedWrite(() =>
             {
                 insert();
                 return null;
             }) { Deferred = true, Durable = false });
-            _eventsQueued++;
-            lead = !_committing;
-            _committing = true;
-            _leadQueued |= lead;
         }
         if (lead)
         {
             QueueCommit();
         }
         return id;
+    }
+
+    /// <summary>
+    /// Under <see cref="_groupGate"/>: queues a deferred write; true when no commit is under way, so the caller
+    /// queues one on the pool (<see cref="QueueCommit"/>) once out of the gate.
+    /// </summary>
+    private bool QueueDeferredLocked(GroupedWrite write)
+    {
+        _waiting.Add(write);
+        var lead = !_committing;
+        _committing = true;
+        _leadQueued |= lead;
+        return lead;
     }
 
     private void QueueCommit() =>
