@@ -54,7 +54,7 @@ public sealed class BucketSyncTests(S3ServerFixture s3) : IClassFixture<S3Server
     {
         var content = DriveRig.RandomBytes(size, seed);
         var hashes = await Files.FileHashes.ComputeAsync(new MemoryStream(content));
-        var metadata = ObjectLayout.MetadataFor(hashes.Sha256, size, mtime, UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.GroupRead);
+        var metadata = ObjectLayout.MetadataFor(hashes.Sha256, hashes.Xxh128, size, mtime, UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.GroupRead);
         await _rig.Store.PutAsync(key, new MemoryStream(content), size, metadata);
         return content;
     }
@@ -87,6 +87,8 @@ public sealed class BucketSyncTests(S3ServerFixture s3) : IClassFixture<S3Server
         Assert.Equal(mtime.UtcDateTime, File.GetLastWriteTimeUtc(_rig.Local("docs/plan.bin")));
         Assert.Equal(UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.GroupRead, new FileInfo(_rig.Local("docs/plan.bin")).UnixFileMode);
         Assert.NotNull(entry.Checksum);
+        // The other site's fast check of the same bytes, what the recall below checks them by (issue 13).
+        Assert.Equal(Convert.ToHexStringLower(System.IO.Hashing.XxHash128.Hash(content)), entry.Xxh128);
         Assert.True(Directory.Exists(_rig.Local("docs/sub")));
         Assert.False(File.Exists(_rig.Local("docs/sub/deep.txt")));
         Assert.Equal(content, await _rig.ReadAsync("docs/plan.bin"));

@@ -55,7 +55,7 @@ public sealed class OwedChangeSettlerTests(S3ServerFixture s3) : IClassFixture<S
 
     private async Task<ObjectInfo> PutAsync(string key, byte[] bytes) =>
         await _rig.Store.PutAsync(key, new MemoryStream(bytes), bytes.Length,
-            ObjectLayout.MetadataFor(Convert.ToHexStringLower(SHA256.HashData(bytes)), bytes.Length, DateTimeOffset.UnixEpoch, UnixFileMode.UserRead | UnixFileMode.UserWrite));
+            ObjectLayout.MetadataFor(Convert.ToHexStringLower(SHA256.HashData(bytes)), null, bytes.Length, DateTimeOffset.UnixEpoch, UnixFileMode.UserRead | UnixFileMode.UserWrite));
 
     /// <summary>A Cached file uploaded under <paramref name="from"/> and renamed to <paramref name="to"/>: its entry, and its copy owed.</summary>
     private async Task<byte[]> CachedFileRenamedAsync(string from, string to, int seed)

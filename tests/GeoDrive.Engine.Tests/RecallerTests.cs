@@ -30,7 +30,7 @@ public sealed class RecallerTests(S3ServerFixture s3) : IClassFixture<S3ServerFi
         new("recaller", _rig.CachePath, store, () => threads, destination => destination, NullLogger.Instance);
 
     /// <summary>An object in the bucket and a sparse cache file of <paramref name="recordedSize"/> standing for it.</summary>
-    private async Task<(FileEntry Entry, byte[] Bytes)> StubAsync(string path, int size, int seed, long? recordedSize = null)
+    private async Task<(FileEntry Entry, byte[] Bytes)> StubAsync(string path, int size, int seed, long? recordedSize = null, bool withXxh128 = false)
     {
         var bytes = DriveRig.RandomBytes(size, seed);
         var put = await _rig.Store.PutAsync(path, new MemoryStream(bytes), bytes.Length, new Dictionary<string, string>());
@@ -43,6 +43,7 @@ public sealed class RecallerTests(S3ServerFixture s3) : IClassFixture<S3ServerFi
         {
             Path = path, Size = recordedSize ?? size, ObjectKey = path, ETag = put.ETag,
             Checksum = Convert.ToHexStringLower(SHA256.HashData(bytes)),
+            Xxh128 = withXxh128 ? Convert.ToHexStringLower(System.IO.Hashing.XxHash128.Hash(bytes)) : null,
         };
         return (entry, bytes);
     }
@@ -104,6 +105,23 @@ public sealed class RecallerTests(S3ServerFixture s3) : IClassFixture<S3ServerFi
         Assert.Equal([0L, 1000L], store.Offsets.Order());
         Assert.Equal(bytes, await File.ReadAllBytesAsync(Path.Combine(_rig.CachePath, "one.bin")));
         Assert.Equal(entry.Checksum, Convert.ToHexStringLower(session.Sha256!));
+    }
+
+    /// <summary>Issue 13: where the entry records an XXH3-128, that is the one hash taken, by either way of hashing.</summary>
+    [Theory]
+    [InlineData(Range - 7)]
+    [InlineData(5 * Range + 11)]
+    public async Task A_file_that_records_an_XXH3_128_is_hashed_by_it_alone_whether_of_one_range_or_many(int size)
+    {
+        var (entry, bytes) = await StubAsync($"fast-{size}.bin", size, 5, withXxh128: true);
+
+        var session = await RecallAsync(Recaller(_rig.Store), entry, out _);
+
+        Assert.True(session.Data.IsCompletedSuccessfully);
+        Assert.Equal(bytes, await File.ReadAllBytesAsync(Path.Combine(_rig.CachePath, entry.Path)));
+        Assert.Equal(entry.Xxh128, Convert.ToHexStringLower(session.Xxh128!));
+        Assert.Null(session.Sha256);
+        Assert.Null(session.Md5);
     }
 
     [Fact]

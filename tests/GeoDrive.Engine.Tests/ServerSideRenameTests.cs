@@ -95,6 +95,9 @@ public sealed class ServerSideRenameTests(S3ServerFixture s3) : IClassFixture<S3
         Assert.Null(await rig.ObjectBytesAsync("draft.docx"));
         Assert.Equal("final.docx", rig.Engine.GetFile("final.docx")!.ObjectKey);
         Assert.Equal(rig.Engine.GetFile("final.docx")!.Checksum, (await rig.Store.HeadAsync("final.docx"))!.Metadata[ObjectLayout.Sha256Key]);
+        // The copy's metadata keeps the fast check of the same bytes (issue 13), and so does the entry.
+        Assert.Equal(Convert.ToHexStringLower(System.IO.Hashing.XxHash128.Hash(bytes)), (await rig.Store.HeadAsync("final.docx"))!.Metadata[ObjectLayout.Xxh128Key]);
+        Assert.Equal(Convert.ToHexStringLower(System.IO.Hashing.XxHash128.Hash(bytes)), rig.Engine.GetFile("final.docx")!.Xxh128);
         Assert.Equal(0, rig.Engine.OwedBucketChangeCount);
     }
 

@@ -127,6 +127,46 @@ public sealed class StubAndRecallTests(S3ServerFixture s3) : IClassFixture<S3Ser
         Assert.Equal(5000, new FileInfo(_rig.Local("tampered.bin")).Length);
     }
 
+    /// <summary>Issue 13: the fast check of recalled bytes is recorded where the SHA-256 is (docs/decisions/0027-recall-checked-by-xxh128.md).</summary>
+    [Fact]
+    public async Task An_upload_records_the_XXH3_128_of_the_bytes_beside_their_SHA_256_in_the_index_and_the_objects_metadata()
+    {
+        var content = await CachedFileAsync("checked.bin", 70_000);
+
+        var expected = Convert.ToHexStringLower(System.IO.Hashing.XxHash128.Hash(content));
+        Assert.Equal(expected, _rig.Engine.GetFile("checked.bin")!.Xxh128);
+        var head = (await _rig.Store.HeadAsync("checked.bin"))!;
+        Assert.Equal(expected, head.Metadata[Layout.ObjectLayout.Xxh128Key]);
+        Assert.Equal(_rig.Engine.GetFile("checked.bin")!.Checksum, head.Metadata[Layout.ObjectLayout.Sha256Key]);
+    }
+
+    /// <summary>
+    /// Issue 13: a recall checks its bytes by the recorded XXH3-128 (the SHA-256 is not computed). Bytes whose SHA-256 is
+    /// the recorded one but whose recorded XXH3-128 is not theirs are refused: the file stays a clean stub.
+    /// </summary>
+    [Fact]
+    public async Task A_recall_is_checked_by_the_recorded_XXH3_128_and_refused_when_the_bytes_do_not_have_it()
+    {
+        var content = await CachedFileAsync("fast.bin", 5000);
+        await _rig.Engine.StubAsync("fast.bin");
+        var entry = _rig.Index.Get("fast.bin")!;
+        entry.Xxh128 = new string('0', 32);
+        _rig.Index.Put(entry);
+
+        var ex = await Assert.ThrowsAsync<GeoDriveException>(() => _rig.ReadAsync("fast.bin"));
+
+        Assert.Equal(ErrorIds.ObjectMismatch, ex.ErrorId);
+        Assert.Equal(FileState.Stubbed, _rig.StateOf("fast.bin"));
+        Assert.Equal(0, _rig.AllocatedBlocks("fast.bin"));
+
+        // Its own XXH3-128 recorded again: the same bytes come back.
+        entry = _rig.Index.Get("fast.bin")!;
+        entry.Xxh128 = Convert.ToHexStringLower(System.IO.Hashing.XxHash128.Hash(content));
+        _rig.Index.Put(entry);
+        Assert.Equal(content, await _rig.ReadAsync("fast.bin"));
+        Assert.Equal(FileState.Cached, _rig.StateOf("fast.bin"));
+    }
+
     [Fact]
     public async Task Files_are_stubbed_by_themselves_once_their_access_wait_has_passed()
     {

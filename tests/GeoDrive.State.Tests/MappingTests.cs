@@ -37,6 +37,21 @@ public sealed class MappingTests : IDisposable
         Assert.Empty(unset);
     }
 
+    /// <summary>The XXH3-128 stands for the bytes the SHA-256 names: a recall never checks new bytes by an old one.</summary>
+    [Fact]
+    public void A_new_checksum_drops_the_XXH3_128_of_the_old_bytes_and_the_same_checksum_keeps_it()
+    {
+        var entry = Samples.Full("a");
+
+        entry.Checksum = entry.Checksum;
+        Assert.NotNull(entry.Xxh128);
+        entry.Checksum = new string('b', 64);
+        Assert.Null(entry.Xxh128);
+        entry.Xxh128 = new string('c', 32);
+        entry.Checksum = null;
+        Assert.Null(entry.Xxh128);
+    }
+
     [Fact]
     public void Null_optional_fields_stay_null()
     {

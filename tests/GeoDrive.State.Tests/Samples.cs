@@ -30,6 +30,7 @@ internal static class Samples
         DirtySinceUtc = new DateTimeOffset(2024, 2, 29, 12, 0, 0, TimeSpan.Zero).AddTicks(7),
         Generation = 42,
         Checksum = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+        Xxh128 = "6dbef3e3a7eb7e5d4b6e8dc4d5d0a0f1",
         ObjectKey = "drives/finance/Q4/report.pdf",
         ETag = "\"3858f62230ac3c915f300c664312c63f-2\"",
         VersionId = "3/L4kqtJlcpXroDTDmJ+rmSpXd3dIbrHY+MTRCxf3vjVBH40Nr8X8gdRQBpUMLUo",

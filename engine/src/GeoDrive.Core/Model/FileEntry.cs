@@ -18,8 +18,30 @@ public sealed class FileEntry
     /// <summary>Incremented on every local change, so an upload can tell the file changed under it.</summary>
     public long Generation { get; set; }
 
-    /// <summary>SHA-256 (lowercase hex) of the bytes last verified in the bucket; null until then.</summary>
-    public string? Checksum { get; set; }
+    /// <summary>
+    /// SHA-256 (lowercase hex) of the bytes last verified in the bucket; null until then. A new value drops
+    /// <see cref="Xxh128"/>, which stands for the same bytes only.
+    /// </summary>
+    public string? Checksum
+    {
+        get => _checksum;
+        set
+        {
+            if (!string.Equals(value, _checksum, StringComparison.Ordinal))
+            {
+                _checksum = value;
+                Xxh128 = null;
+            }
+        }
+    }
+
+    private string? _checksum;
+
+    /// <summary>
+    /// XXH3-128 (lowercase hex) of the same bytes as <see cref="Checksum"/>, what a recall checks when known
+    /// (docs/decisions/0027-recall-checked-by-xxh128.md); set after <see cref="Checksum"/>, and null whenever it changes.
+    /// </summary>
+    public string? Xxh128 { get; set; }
     public string? ObjectKey { get; set; }
     public string? ETag { get; set; }
     public string? VersionId { get; set; }

@@ -262,7 +262,7 @@ internal sealed class BucketSync(
     {
         entry.Size = head.Size;
         entry.ModifiedUtc = ObjectLayout.RecordedMtime(head);
-        entry.Checksum = ObjectLayout.RecordedChecksum(head);
+        ObjectLayout.TakeChecksums(entry, head);
         entry.ETag = head.ETag;
         entry.VersionId = head.VersionId;
         entry.ObjectKey = key;
@@ -839,6 +839,7 @@ internal sealed class BucketSync(
             ModifiedUtc = ObjectLayout.RecordedMtime(head),
             LastAccessUtc = now,
             Checksum = ObjectLayout.RecordedChecksum(head),
+            Xxh128 = ObjectLayout.RecordedXxh128(head),
             ObjectKey = head.Key,
             ETag = head.ETag,
             VersionId = head.VersionId,

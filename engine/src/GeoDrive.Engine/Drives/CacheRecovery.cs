@@ -186,6 +186,7 @@ internal sealed class CacheRecovery(
                     // The stub of another name, moved here on disk: it stands for that name's object.
                     stub.ObjectKey = was.ObjectKey;
                     stub.Checksum = was.Checksum;
+                    stub.Xxh128 = was.Xxh128;
                     stub.ETag = was.ETag;
                     stub.VersionId = was.VersionId;
                     mark = mark with { Key = was.ObjectKey };

@@ -86,7 +86,7 @@ public sealed partial class DriveEngine
 
             entry.Size = current.Size;
             entry.ModifiedUtc = ObjectLayout.RecordedMtime(current);
-            entry.Checksum = ObjectLayout.RecordedChecksum(current);
+            ObjectLayout.TakeChecksums(entry, current);
             entry.ETag = current.ETag;
             entry.VersionId = current.VersionId;
             entry.ObjectKey = key;

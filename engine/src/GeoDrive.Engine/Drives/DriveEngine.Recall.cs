@@ -176,12 +176,14 @@ public sealed partial class DriveEngine
                 // Deleted, renamed away or replaced meanwhile: nothing of ours to record.
                 throw NotFound(path);
             }
-            var sha256 = Convert.ToHexStringLower(session.Sha256!);
-            if (entry.Checksum is null ? !ObjectLayout.ForeignObjectMatches(entry, session.Md5!) : sha256 != entry.Checksum)
+            if (!HoldsRecordedBytes(entry, session))
             {
                 throw Recaller.Mismatch(path, key);
             }
-            entry.Checksum ??= sha256;
+            if (entry.Checksum is null && session.Sha256 is { } sha256)
+            {
+                entry.Checksum = Convert.ToHexStringLower(sha256);
+            }
             // On disk before the index says Cached and the mark goes: a power cut must not leave a "Cached" file of zeros.
             // Through the handle the bytes went in by (every byte is in, so the fetch opened it): a rename on disk the index
             // has not heard of yet moved the file, not its bytes.
@@ -231,6 +233,23 @@ public sealed partial class DriveEngine
         Record(DriveEventKind.Recall, path, $"Recalled {ByteSize.Format(entry.Size)} from '{key}'{(session.RangeCount > 1 ? $" in {session.RangeCount} ranges" : "")}.");
         session.Outcome.TrySetResult(entry);
         return entry;
+    }
+
+    /// <summary>
+    /// Whether a recall fetched the bytes its entry records: by XXH3-128 where it records one (beside the SHA-256 it had when
+    /// the recall started), else by SHA-256, else (an object GeoDrive did not write) by its ETag where that is an MD5.
+    /// </summary>
+    private static bool HoldsRecordedBytes(FileEntry entry, RecallSession session)
+    {
+        if (session.Xxh128 is { } xxh128)
+        {
+            return entry.Checksum == session.ExpectedChecksum && entry.Xxh128 == Convert.ToHexStringLower(xxh128);
+        }
+        if (entry.Checksum is null)
+        {
+            return session.Md5 is { } md5 && ObjectLayout.ForeignObjectMatches(entry, md5);
+        }
+        return session.Sha256 is { } sha256 && Convert.ToHexStringLower(sha256) == entry.Checksum;
     }
 
     /// <summary>

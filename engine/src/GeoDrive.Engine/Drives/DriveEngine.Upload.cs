@@ -187,7 +187,7 @@ public sealed partial class DriveEngine
     /// <summary>Sends the file's bytes under <paramref name="condition"/>; returns the object as the PUT's answer or a HEAD shows it.</summary>
     private async Task<ObjectInfo?> PutComparedAsync(string path, string key, string localPath, LocalFile local, FileHashes hashes, byte[]? whole, long generation, PutCondition condition, CancellationToken cancellationToken)
     {
-        var metadata = ObjectLayout.MetadataFor(hashes.Sha256, local.Size, local.ModifiedUtc, local.Mode);
+        var metadata = ObjectLayout.MetadataFor(hashes.Sha256, hashes.Xxh128, local.Size, local.ModifiedUtc, local.Mode);
         metadata[ObjectLayout.SiteKey] = SiteId;
         if (Options.CaseInsensitive)
         {
@@ -287,6 +287,7 @@ public sealed partial class DriveEngine
             entry.Size = local.Size;
             entry.ModifiedUtc = local.ModifiedUtc;
             entry.Checksum = hashes.Sha256;
+            entry.Xxh128 = hashes.Xxh128;
             entry.ObjectKey = key;
             entry.ETag = head.ETag;
             entry.VersionId = head.VersionId;

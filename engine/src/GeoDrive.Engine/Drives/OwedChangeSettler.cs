@@ -356,7 +356,7 @@ internal sealed class OwedChangeSettler(
     private Dictionary<string, string> MetadataOf(string path, FileEntry entry, string sha256)
     {
         var properties = FileProperties.Read(options.CachePath, LocalPath(path));
-        var metadata = ObjectLayout.MetadataFor(sha256, entry.Size, entry.ModifiedUtc, properties?.Mode ?? UnixFileMode.UserRead | UnixFileMode.UserWrite);
+        var metadata = ObjectLayout.MetadataFor(sha256, entry.Checksum == sha256 ? entry.Xxh128 : null, entry.Size, entry.ModifiedUtc, properties?.Mode ?? UnixFileMode.UserRead | UnixFileMode.UserWrite);
         metadata[ObjectLayout.SiteKey] = siteId();
         if (options.CaseInsensitive)
         {

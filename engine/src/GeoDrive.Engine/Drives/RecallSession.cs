@@ -28,6 +28,7 @@ internal sealed class RecallSession
         Key = key;
         Size = entry.Size;
         ExpectedChecksum = entry.Checksum;
+        ExpectedXxh128 = entry.Checksum is null ? null : entry.Xxh128;
         Version = new ObjectVersion(entry.ETag, entry.VersionId);
         RangeSize = Math.Max(1, rangeSize);
         RangeCount = Size <= RangeSize ? 1 : (int)((Size + RangeSize - 1) / RangeSize);
@@ -65,6 +66,9 @@ internal sealed class RecallSession
 
     public string? ExpectedChecksum { get; }
 
+    /// <summary>The XXH3-128 recorded beside <see cref="ExpectedChecksum"/>: when known, the bytes are checked by it alone.</summary>
+    public string? ExpectedXxh128 { get; }
+
     /// <summary>The object version every range is read from (If-Match): a replaced object fails the recall, never mixes.</summary>
     public ObjectVersion Version { get; }
 
@@ -77,10 +81,15 @@ internal sealed class RecallSession
     /// <summary>Completes when every byte is in the cache file and hashed; faults with the first failure.</summary>
     public Task Data => _data.Task;
 
-    /// <summary>SHA-256 and MD5 of the bytes, in file order; set when <see cref="Data"/> completes.</summary>
+    /// <summary>
+    /// The hashes of the bytes, in file order, set when <see cref="Data"/> completes: XXH3-128 alone when
+    /// <see cref="ExpectedXxh128"/> is known, else SHA-256, with MD5 for an object GeoDrive did not write.
+    /// </summary>
     public byte[]? Sha256 { get; set; }
 
     public byte[]? Md5 { get; set; }
+
+    public byte[]? Xxh128 { get; set; }
 
     /// <summary>Set with the path's lock held, once the outcome is in the index.</summary>
     public bool Finished { get; set; }

@@ -1,5 +1,6 @@
 using System.Buffers;
 using System.Collections.Concurrent;
+using System.IO.Hashing;
 using System.Security.Cryptography;
 using GeoDrive.Core.Errors;
 using GeoDrive.Core.Model;
@@ -16,7 +17,8 @@ namespace GeoDrive.Engine.Drives;
 /// <see cref="RecallSession"/> whose ranges are fetched as ranged GETs pinned to the recorded version, a few at
 /// a time, each written at its offset in the stub's cache file (already sparse at full size). A file of one range is
 /// hashed as its bytes are written, in order; for several, a hasher follows the bytes present from the start of the
-/// file, reading them back. A range that fails is fetched again from where its
+/// file, reading them back. The hash is XXH3-128 where the file's entry records one, else SHA-256
+/// (docs/decisions/0027-recall-checked-by-xxh128.md). A range that fails is fetched again from where its
 /// bytes stopped. The file's state is not the recaller's: once a session's bytes are in (or failed), it hands
 /// the session to the engine's <c>finish</c>, which records the outcome under the file's lock.
 /// </summary>
@@ -115,7 +117,7 @@ internal sealed class Recaller(string drive, string cachePath, IObjectStore stor
             var threads = session.RangeCount == 1 ? 1 : Math.Min(session.RangeCount, Math.Max(1, restoreThreads()));
             // One range arrives in order, and a retry goes on from where its bytes stopped: hashed as written, it is
             // not read back (a second copy of every byte, and a follower woken per write).
-            using var inOrder = session.RangeCount == 1 ? new InOrderHash(withMd5: session.ExpectedChecksum is null) : null;
+            using var inOrder = session.RangeCount == 1 ? new RecallHash(session) : null;
             var workers = new List<Task>(threads + 1);
             if (inOrder is null)
             {
@@ -126,10 +128,7 @@ internal sealed class Recaller(string drive, string cachePath, IObjectStore stor
                 workers.Add(FetchRangesAsync(session, file, inOrder, token));
             }
             await Task.WhenAll(workers);
-            if (inOrder is not null)
-            {
-                (session.Sha256, session.Md5) = inOrder.Finish();
-            }
+            inOrder?.Finish(session);
             session.Complete();
         }
         catch (Exception ex)
@@ -138,7 +137,7 @@ internal sealed class Recaller(string drive, string cachePath, IObjectStore stor
         }
     }
 
-    private async Task FetchRangesAsync(RecallSession session, SafeFileHandle file, InOrderHash? inOrder, CancellationToken cancellationToken)
+    private async Task FetchRangesAsync(RecallSession session, SafeFileHandle file, RecallHash? inOrder, CancellationToken cancellationToken)
     {
         try
         {
@@ -155,7 +154,7 @@ internal sealed class Recaller(string drive, string cachePath, IObjectStore stor
     }
 
     /// <summary>One range, retried from where its bytes stopped (possibly on another endpoint) with backoff and jitter.</summary>
-    private async Task FetchRangeAsync(RecallSession session, int range, SafeFileHandle file, InOrderHash? inOrder, CancellationToken cancellationToken)
+    private async Task FetchRangeAsync(RecallSession session, int range, SafeFileHandle file, RecallHash? inOrder, CancellationToken cancellationToken)
     {
         var (start, length) = session.RangeOf(range);
         var last = range == session.RangeCount - 1;
@@ -203,24 +202,21 @@ internal sealed class Recaller(string drive, string cachePath, IObjectStore stor
     /// <summary>Follows the bytes present from the start of the file, hashing them in order as they arrive.</summary>
     private static async Task HashAsync(RecallSession session, SafeFileHandle file, CancellationToken cancellationToken)
     {
-        using var sha = IncrementalHash.CreateHash(HashAlgorithmName.SHA256);
-        // A stub made from an object GeoDrive did not write has no recorded SHA-256: its ETag (MD5) is checked instead.
-        using var md5 = session.ExpectedChecksum is null ? IncrementalHash.CreateHash(HashAlgorithmName.MD5) : null;
+        using var hash = new RecallHash(session);
         // Pooled: a new 1 MiB array per recall was zeroed each time (5 % of the service's CPU recalling 1 MB files).
         var buffer = ArrayPool<byte>.Shared.Rent((int)Math.Min(HashBufferSize, Math.Max(1, session.Size)));
         try
         {
-            await HashIntoAsync(session, file, sha, md5, buffer, cancellationToken);
+            await HashIntoAsync(session, file, hash, buffer, cancellationToken);
         }
         finally
         {
             ArrayPool<byte>.Shared.Return(buffer);
         }
-        session.Sha256 = sha.GetHashAndReset();
-        session.Md5 = md5?.GetHashAndReset();
+        hash.Finish(session);
     }
 
-    private static async Task HashIntoAsync(RecallSession session, SafeFileHandle file, IncrementalHash sha, IncrementalHash? md5, byte[] buffer, CancellationToken cancellationToken)
+    private static async Task HashIntoAsync(RecallSession session, SafeFileHandle file, RecallHash hash, byte[] buffer, CancellationToken cancellationToken)
     {
         long hashed = 0;
         while (hashed < session.Size)
@@ -237,29 +233,50 @@ internal sealed class Recaller(string drive, string cachePath, IObjectStore stor
             {
                 throw new IOException($"The cache file of '{session.Path}' ended at {hashed} bytes while recalling.");
             }
-            sha.AppendData(buffer, 0, read);
-            md5?.AppendData(buffer, 0, read);
+            hash.Append(buffer.AsSpan(0, read));
             hashed += read;
         }
     }
 
-    /// <summary>The hashes of a file whose bytes are written in order, taken as they are written.</summary>
-    private sealed class InOrderHash(bool withMd5) : IDisposable
+    /// <summary>
+    /// The hashes a recall checks its bytes by, appended in file order: XXH3-128 alone where the entry records one
+    /// (SHA-256 costs this machine's CPU ten times as much, and was a third of the service's CPU in a cold read of
+    /// 10 MB files), else SHA-256, with MD5 for a stub of an object GeoDrive did not write (its ETag is checked).
+    /// </summary>
+    private sealed class RecallHash : IDisposable
     {
-        private readonly IncrementalHash _sha = IncrementalHash.CreateHash(HashAlgorithmName.SHA256);
-        private readonly IncrementalHash? _md5 = withMd5 ? IncrementalHash.CreateHash(HashAlgorithmName.MD5) : null;
+        private readonly XxHash128? _xxh;
+        private readonly IncrementalHash? _sha;
+        private readonly IncrementalHash? _md5;
+
+        public RecallHash(RecallSession session)
+        {
+            if (session.ExpectedXxh128 is not null)
+            {
+                _xxh = new XxHash128();
+                return;
+            }
+            _sha = IncrementalHash.CreateHash(HashAlgorithmName.SHA256);
+            _md5 = session.ExpectedChecksum is null ? IncrementalHash.CreateHash(HashAlgorithmName.MD5) : null;
+        }
 
         public void Append(ReadOnlySpan<byte> bytes)
         {
-            _sha.AppendData(bytes);
+            _xxh?.Append(bytes);
+            _sha?.AppendData(bytes);
             _md5?.AppendData(bytes);
         }
 
-        public (byte[] Sha256, byte[]? Md5) Finish() => (_sha.GetHashAndReset(), _md5?.GetHashAndReset());
+        public void Finish(RecallSession session)
+        {
+            session.Xxh128 = _xxh?.GetCurrentHash();
+            session.Sha256 = _sha?.GetHashAndReset();
+            session.Md5 = _md5?.GetHashAndReset();
+        }
 
         public void Dispose()
         {
-            _sha.Dispose();
+            _sha?.Dispose();
             _md5?.Dispose();
         }
     }
@@ -268,7 +285,7 @@ internal sealed class Recaller(string drive, string cachePath, IObjectStore stor
     /// Writes one range's bytes at their offsets in the cache file and tells the session as they land; hashes them
     /// once written when the file is one range (<paramref name="inOrder"/>).
     /// </summary>
-    private sealed class RangeWriteStream(SafeFileHandle file, RecallSession session, int range, long position, long remaining, InOrderHash? inOrder) : Stream
+    private sealed class RangeWriteStream(SafeFileHandle file, RecallSession session, int range, long position, long remaining, RecallHash? inOrder) : Stream
     {
         public override bool CanRead => false;
         public override bool CanSeek => false;

@@ -12,6 +12,12 @@ public static class ObjectLayout
     /// <summary>User metadata (x-amz-meta-…): SHA-256 of the object's bytes, lowercase hex.</summary>
     public const string Sha256Key = "geodrive-sha256";
 
+    /// <summary>
+    /// User metadata: XXH3-128 of the same bytes, lowercase hex (32 digits), beside <see cref="Sha256Key"/> only; what a
+    /// recall checks the bytes it fetched against (docs/decisions/0027-recall-checked-by-xxh128.md).
+    /// </summary>
+    public const string Xxh128Key = "geodrive-xxh128";
+
     /// <summary>User metadata: the file's last write time, UTC, ISO 8601 round-trip format.</summary>
     public const string MtimeKey = "geodrive-mtime";
 
@@ -111,13 +117,21 @@ public static class ObjectLayout
         return encoded.ToString();
     }
 
-    public static Dictionary<string, string> MetadataFor(string sha256, long size, DateTimeOffset modifiedUtc, UnixFileMode mode) => new()
+    public static Dictionary<string, string> MetadataFor(string sha256, string? xxh128, long size, DateTimeOffset modifiedUtc, UnixFileMode mode)
     {
-        [Sha256Key] = sha256,
-        [SizeKey] = size.ToString(CultureInfo.InvariantCulture),
-        [MtimeKey] = modifiedUtc.UtcDateTime.ToString("O", CultureInfo.InvariantCulture),
-        [ModeKey] = Convert.ToString((int)mode, 8),
-    };
+        var metadata = new Dictionary<string, string>
+        {
+            [Sha256Key] = sha256,
+            [SizeKey] = size.ToString(CultureInfo.InvariantCulture),
+            [MtimeKey] = modifiedUtc.UtcDateTime.ToString("O", CultureInfo.InvariantCulture),
+            [ModeKey] = Convert.ToString((int)mode, 8),
+        };
+        if (xxh128 is not null)
+        {
+            metadata[Xxh128Key] = xxh128;
+        }
+        return metadata;
+    }
 
     /// <summary>
     /// Adds the policy's tags for a file as user metadata: names lower-cased, characters outside
@@ -220,6 +234,20 @@ public static class ObjectLayout
         head.Metadata.TryGetValue(ObjectLayout.Sha256Key, out var sha) && sha.Length == 64 && sha.All(char.IsAsciiHexDigit)
             ? sha.ToLowerInvariant()
             : null;
+
+    /// <summary>The XXH3-128 recorded beside a well-formed SHA-256 (never alone: it stands for the bytes that one names), else null.</summary>
+    public static string? RecordedXxh128(ObjectInfo head) =>
+        RecordedChecksum(head) is not null
+        && head.Metadata.TryGetValue(Xxh128Key, out var xxh) && xxh.Length == 32 && xxh.All(char.IsAsciiHexDigit)
+            ? xxh.ToLowerInvariant()
+            : null;
+
+    /// <summary>Takes the checksums an object records (SHA-256, and XXH3-128 beside it) into its file's entry.</summary>
+    public static void TakeChecksums(FileEntry entry, ObjectInfo head)
+    {
+        entry.Checksum = RecordedChecksum(head);
+        entry.Xxh128 = RecordedXxh128(head);
+    }
 
     /// <summary>The file's time as GeoDrive recorded it (geodrive-mtime), else the object's upload time.</summary>
     public static DateTimeOffset RecordedMtime(ObjectInfo head) =>

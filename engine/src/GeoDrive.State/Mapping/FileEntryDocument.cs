@@ -28,6 +28,7 @@ internal static class FileEntryDocument
         };
         SetIfNotNull(doc, "dirtySince", Ticks.From(entry.DirtySinceUtc));
         SetIfNotNull(doc, "checksum", entry.Checksum);
+        SetIfNotNull(doc, "xxh128", entry.Xxh128);
         SetIfNotNull(doc, "key", entry.ObjectKey);
         SetIfNotNull(doc, "etag", entry.ETag);
         SetIfNotNull(doc, "versionId", entry.VersionId);
@@ -48,6 +49,8 @@ internal static class FileEntryDocument
         DirtySinceUtc = Ticks.ToNullable(doc["dirtySince"]),
         Generation = doc["generation"].AsInt64,
         Checksum = StringOrNull(doc["checksum"]),
+        // After the checksum: setting that drops it.
+        Xxh128 = StringOrNull(doc["xxh128"]),
         ObjectKey = StringOrNull(doc["key"]),
         ETag = StringOrNull(doc["etag"]),
         VersionId = StringOrNull(doc["versionId"]),
