@@ -101,4 +101,39 @@ public sealed class FuseMountTests(S3ServerFixture s3) : IClassFixture<S3ServerF
         Assert.Contains("not permitted", symlink.Errors, StringComparison.Ordinal);
         Assert.Contains("not permitted", hardLink.Errors, StringComparison.Ordinal);
     }
+
+    /// <summary>
+    /// Issue 13: a read is answered with the cache file's descriptor, and libfuse splices the bytes (reads of two pages
+    /// and more) or reads them itself (smaller ones). Either way a reader gets the file's bytes up to its end: files of
+    /// sizes around the page and the kernel's 128 KiB read, read whole and at seeded random offsets and lengths.
+    /// </summary>
+    [Fact]
+    public async Task Reads_at_any_offset_and_length_return_the_files_bytes_and_stop_at_its_end()
+    {
+        var seed = Environment.TickCount;
+        var random = new Random(seed);
+        int[] sizes = [0, 1, 4095, 5000, 8192, 131_073, 1_000_003];
+        foreach (var size in sizes)
+        {
+            await File.WriteAllBytesAsync(Mounted($"r{size}.bin"), DriveRig.RandomBytes(size, size));
+        }
+        await _mounted.WaitForClosesAsync();
+
+        foreach (var size in sizes)
+        {
+            var bytes = DriveRig.RandomBytes(size, size);
+            // A new open drops the kernel's cached pages of the file, so every read below reaches the service.
+            Assert.Equal(bytes, await File.ReadAllBytesAsync(Mounted($"r{size}.bin")));
+            using var handle = File.OpenHandle(Mounted($"r{size}.bin"));
+            for (var i = 0; i < 20; i++)
+            {
+                var offset = random.Next(0, size + 10);
+                var buffer = new byte[random.Next(1, 300_000)];
+                var read = RandomAccess.Read(handle, buffer, offset);
+                var expected = Math.Max(0, Math.Min(buffer.Length, size - offset));
+                Assert.True(read == expected, $"seed {seed}: {size}-byte file, {buffer.Length} bytes at {offset}: {read} read, {expected} expected");
+                Assert.True(bytes.AsSpan(Math.Min(offset, size), read).SequenceEqual(buffer.AsSpan(0, read)), $"seed {seed}: other bytes at {offset} of the {size}-byte file");
+            }
+        }
+    }
 }

@@ -113,15 +113,27 @@ public sealed partial class FuseMount
         return 0;
     }
 
-    internal unsafe int Read(ulong handle, byte* buffer, int size, long offset)
+    /// <summary>
+    /// A read, answered (in <paramref name="answer"/>, allocated here and freed by libfuse) with the cache file's
+    /// descriptor and the range's offset rather than its bytes: libfuse splices them from the page cache into /dev/fuse
+    /// where the kernel allows (FUSE_CAP_SPLICE_WRITE, reads of two pages and more), else reads them itself. The
+    /// service copies no byte of a local file out and back in. A file streamed from the bucket is answered from memory.
+    /// </summary>
+    internal unsafe int ReadBuf(ulong handle, FuseBufVec** answer, int size, long offset)
     {
         if (_open.Get(handle) is not { } file)
         {
             return -Errno.EBADF;
         }
+        var vector = (FuseBufVec*)NativeMemory.AllocZeroed((nuint)sizeof(FuseBufVec));
+        *answer = vector;
+        vector->Count = 1;
         if (file.Streamed)
         {
-            return ReadStreamed(file, buffer, size, offset);
+            vector->Buf.Mem = (byte*)NativeMemory.Alloc((nuint)Math.Max(1, size));
+            var read = ReadStreamed(file, vector->Buf.Mem, size, offset);
+            vector->Buf.Size = (nuint)Math.Max(0, read);
+            return Math.Min(0, read);
         }
         if (file.Recalling)
         {
@@ -138,27 +150,12 @@ public sealed partial class FuseMount
                 return -Errno.EIO;
             }
         }
-        return ReadLocal(file.Descriptor, buffer, size, offset);
-    }
-
-    /// <summary>FUSE takes a short read for the end of the file, so the whole range is read unless the file ends.</summary>
-    private static unsafe int ReadLocal(int descriptor, byte* buffer, int size, long offset)
-    {
-        var total = 0;
-        while (total < size)
-        {
-            var n = LibC.PRead(descriptor, buffer + total, (nuint)(size - total), offset + total);
-            if (n < 0)
-            {
-                return LibC.NegativeErrno();
-            }
-            if (n == 0)
-            {
-                break;
-            }
-            total += (int)n;
-        }
-        return total;
+        // FUSE takes a short read for the end of the file: libfuse reads (or splices) up to size, and the file's end cuts it.
+        vector->Buf.Flags = FuseBuf.IsFd | FuseBuf.FdSeek;
+        vector->Buf.Fd = file.Descriptor;
+        vector->Buf.Pos = offset;
+        vector->Buf.Size = (nuint)size;
+        return 0;
     }
 
     private unsafe int ReadStreamed(OpenFile file, byte* buffer, int size, long offset)

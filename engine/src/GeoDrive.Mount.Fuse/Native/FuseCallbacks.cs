@@ -25,7 +25,7 @@ internal static unsafe class FuseCallbacks
         ChOwn = &ChOwn,
         Truncate = &Truncate,
         Open = &Open,
-        Read = &Read,
+        ReadBuf = &ReadBuf,
         Write = &Write,
         StatFs = &StatFs,
         Flush = &Flush,
@@ -48,6 +48,7 @@ internal static unsafe class FuseCallbacks
     private const int CapableOffset = 20;
     private const int WantOffset = 24;
     private const uint CapAtomicOpenTruncate = 1 << 3;
+    private const uint CapSpliceWrite = 1 << 7;
 
     /// <summary>
     /// hard_remove: unlink is passed on at once, with no ".fuse_hidden" renames that would reach the
@@ -61,6 +62,11 @@ internal static unsafe class FuseCallbacks
         if ((*(uint*)(connection + CapableOffset) & CapAtomicOpenTruncate) != 0)
         {
             *(uint*)(connection + WantOffset) |= CapAtomicOpenTruncate;
+        }
+        // A read answered with the cache file's descriptor goes from the page cache to /dev/fuse by splice (ReadBuf).
+        if ((*(uint*)(connection + CapableOffset) & CapSpliceWrite) != 0)
+        {
+            *(uint*)(connection + WantOffset) |= CapSpliceWrite;
         }
         var context = LibFuse.GetContext();
         return context is null ? 0 : context->PrivateData;
@@ -123,8 +129,8 @@ internal static unsafe class FuseCallbacks
     });
 
     [UnmanagedCallersOnly]
-    private static int Read(byte* path, byte* buffer, nuint size, long offset, FuseFileInfo* fi) =>
-        Dispatch(null, (m, _) => m.Read(HandleOf(fi), buffer, (int)size, offset), nullPathAllowed: true);
+    private static int ReadBuf(byte* path, FuseBufVec** answer, nuint size, long offset, FuseFileInfo* fi) =>
+        Dispatch(null, (m, _) => m.ReadBuf(HandleOf(fi), answer, (int)size, offset), nullPathAllowed: true);
 
     [UnmanagedCallersOnly]
     private static int Write(byte* path, byte* buffer, nuint size, long offset, FuseFileInfo* fi) =>

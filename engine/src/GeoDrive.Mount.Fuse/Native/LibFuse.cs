@@ -71,6 +71,33 @@ internal struct FuseContext
     public uint Umask;
 }
 
+/// <summary>
+/// struct fuse_buf (fuse_common.h): bytes in memory (<see cref="Mem"/>), or in a file (<see cref="Fd"/>, from
+/// <see cref="Pos"/> with <see cref="FdSeek"/>), which libfuse splices into /dev/fuse.
+/// </summary>
+[StructLayout(LayoutKind.Sequential)]
+internal unsafe struct FuseBuf
+{
+    public const int IsFd = 1 << 1;
+    public const int FdSeek = 1 << 2;
+
+    public nuint Size;
+    public int Flags;
+    public byte* Mem;
+    public int Fd;
+    public long Pos;
+}
+
+/// <summary>struct fuse_bufvec with one buffer, as a read_buf answer: allocated with malloc, freed by libfuse once answered.</summary>
+[StructLayout(LayoutKind.Sequential)]
+internal struct FuseBufVec
+{
+    public nuint Count;
+    public nuint Index;
+    public nuint Offset;
+    public FuseBuf Buf;
+}
+
 /// <summary>struct fuse_file_info: open flags and our handle (fh); the bit fields are left as libfuse set them.</summary>
 [StructLayout(LayoutKind.Sequential)]
 internal struct FuseFileInfo
@@ -127,7 +154,7 @@ internal unsafe struct FuseOperations
     public nint IoCtl;
     public nint Poll;
     public nint WriteBuf;
-    public nint ReadBuf;
+    public delegate* unmanaged<byte*, FuseBufVec**, nuint, long, FuseFileInfo*, int> ReadBuf;
     public nint FLock;
     public nint FAllocate;
     public nint CopyFileRange;
