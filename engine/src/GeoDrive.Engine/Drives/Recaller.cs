@@ -240,8 +240,8 @@ internal sealed class Recaller(string drive, string cachePath, IObjectStore stor
 
     /// <summary>
     /// The hashes a recall checks its bytes by, appended in file order: XXH3-128 alone where the entry records one
-    /// (SHA-256 costs this machine's CPU ten times as much, and was a third of the service's CPU in a cold read of
-    /// 10 MB files), else SHA-256, with MD5 for a stub of an object GeoDrive did not write (its ETag is checked).
+    /// (SHA-256 costs this machine's CPU more than ten times as much, and was a third of the service's CPU in a cold
+    /// read of 10 MB files), else SHA-256, with MD5 for a stub of an object GeoDrive did not write (its ETag is checked).
     /// </summary>
     private sealed class RecallHash : IDisposable
     {
