@@ -167,6 +167,25 @@ public sealed class StubAndRecallTests(S3ServerFixture s3) : IClassFixture<S3Ser
         Assert.Equal(FileState.Cached, _rig.StateOf("fast.bin"));
     }
 
+    /// <summary>
+    /// Issue 13: the check of the local bytes before a stub is by the recorded XXH3-128 too (the SHA-256 is not computed):
+    /// bytes that do not have it are never stubbed; the file is Dirty again and its bytes stay.
+    /// </summary>
+    [Fact]
+    public async Task A_stub_is_made_only_over_local_bytes_that_have_the_recorded_XXH3_128()
+    {
+        var content = await CachedFileAsync("checked-before-stub.bin", 9000);
+        var entry = _rig.Index.Get("checked-before-stub.bin")!;
+        entry.Xxh128 = new string('0', 32);
+        _rig.Index.Put(entry);
+
+        var ex = await Assert.ThrowsAsync<GeoDriveException>(() => _rig.Engine.StubAsync("checked-before-stub.bin"));
+
+        Assert.Equal(ErrorIds.FileNotUploaded, ex.ErrorId);
+        Assert.Equal(FileState.Dirty, _rig.StateOf("checked-before-stub.bin"));
+        Assert.Equal(content, await File.ReadAllBytesAsync(_rig.Local("checked-before-stub.bin")));
+    }
+
     [Fact]
     public async Task Files_are_stubbed_by_themselves_once_their_access_wait_has_passed()
     {

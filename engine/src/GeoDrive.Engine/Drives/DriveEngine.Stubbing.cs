@@ -52,17 +52,22 @@ public sealed partial class DriveEngine
                 throw ChangedSinceUpload(path);
             }
             // MD5 only where the object's ETag is one (a single PUT); computed later if the HEAD says so.
-            var hashes = await FileHashes.ComputeAsync(Options.CachePath, localPath, withMd5: ObjectLayout.IsPlainMd5(entry.ETag), cancellationToken);
-            if (hashes.Sha256 != entry.Checksum || hashes.Length != entry.Size)
+            var check = await FileHashes.CheckAsync(Options.CachePath, localPath, entry, withMd5: ObjectLayout.IsPlainMd5(entry.ETag), cancellationToken);
+            if (!check.Same)
             {
                 MarkDirty(entry, local.Value);
                 throw ChangedSinceUpload(path);
             }
             var key = entry.ObjectKey ?? KeyFor(path);
             var head = await _store.HeadAsync(key, cancellationToken);
-            if (head is not null && hashes.Md5 is null && ObjectLayout.IsPlainMd5(head.ETag))
+            if (head is not null && check.Md5 is null && ObjectLayout.IsPlainMd5(head.ETag))
             {
-                hashes = await FileHashes.ComputeAsync(Options.CachePath, localPath, withMd5: true, cancellationToken);
+                check = await FileHashes.CheckAsync(Options.CachePath, localPath, entry, withMd5: true, cancellationToken);
+                if (!check.Same)
+                {
+                    MarkDirty(entry, local.Value);
+                    throw ChangedSinceUpload(path);
+                }
             }
             if (head is not null && !ObjectLayout.IsSameVersion(entry, head))
             {
@@ -72,7 +77,7 @@ public sealed partial class DriveEngine
                 Record(DriveEventKind.Sync, path, $"The bucket holds a newer version ({ByteSize.Format(entry.Size)}); the unchanged local copy became a stub of it.");
                 return entry;
             }
-            if (head is null || !ObjectLayout.Holds(head, entry.Size, entry.Checksum, hashes.Md5))
+            if (head is null || !ObjectLayout.Holds(head, entry.Size, entry.Checksum, check.Md5))
             {
                 MarkDirty(entry, local.Value);
                 throw new GeoDriveException(ErrorIds.ObjectMismatch, ErrorKind.InvalidData,

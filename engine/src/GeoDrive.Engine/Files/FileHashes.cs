@@ -1,6 +1,7 @@
 using System.Buffers;
 using System.IO.Hashing;
 using System.Security.Cryptography;
+using GeoDrive.Core.Model;
 using GeoDrive.Core.Paths;
 
 namespace GeoDrive.Engine.Files;
@@ -26,6 +27,31 @@ public readonly record struct FileHashes(string Sha256, string? Md5, long Length
         using var sha = IncrementalHash.CreateHash(HashAlgorithmName.SHA256);
         using var md5 = withMd5 ? IncrementalHash.CreateHash(HashAlgorithmName.MD5) : null;
         var xxh = new XxHash128();
+        var total = await AppendAsync(stream, sha, md5, xxh, cancellationToken);
+        return new FileHashes(Convert.ToHexStringLower(sha.GetHashAndReset()), md5 is null ? null : Convert.ToHexStringLower(md5.GetHashAndReset()), total,
+            Convert.ToHexStringLower(xxh.GetCurrentHash()));
+    }
+
+    /// <summary>
+    /// Whether a cache file still holds the bytes its entry records (the check before a stub), and their MD5 when asked:
+    /// by the XXH3-128 the entry records beside its SHA-256, else by the SHA-256 (docs/decisions/0027-recall-checked-by-xxh128.md).
+    /// </summary>
+    public static async Task<(bool Same, string? Md5)> CheckAsync(string cacheRoot, string localPath, FileEntry entry, bool withMd5, CancellationToken cancellationToken = default)
+    {
+        await using var stream = OpenShared(cacheRoot, localPath);
+        var xxh = entry.Xxh128 is null ? null : new XxHash128();
+        using var sha = xxh is null ? IncrementalHash.CreateHash(HashAlgorithmName.SHA256) : null;
+        using var md5 = withMd5 ? IncrementalHash.CreateHash(HashAlgorithmName.MD5) : null;
+        var total = await AppendAsync(stream, sha, md5, xxh, cancellationToken);
+        var same = total == entry.Size && (xxh is not null
+            ? Convert.ToHexStringLower(xxh.GetCurrentHash()) == entry.Xxh128
+            : Convert.ToHexStringLower(sha!.GetHashAndReset()) == entry.Checksum);
+        return (same, md5 is null ? null : Convert.ToHexStringLower(md5.GetHashAndReset()));
+    }
+
+    /// <summary>Reads a stream to its end into each hash given; returns its length.</summary>
+    private static async Task<long> AppendAsync(Stream stream, IncrementalHash? sha, IncrementalHash? md5, XxHash128? xxh, CancellationToken cancellationToken)
+    {
         var buffer = ArrayPool<byte>.Shared.Rent(BufferSize);
         try
         {
@@ -33,13 +59,12 @@ public readonly record struct FileHashes(string Sha256, string? Md5, long Length
             int read;
             while ((read = await stream.ReadAsync(buffer, cancellationToken)) > 0)
             {
-                sha.AppendData(buffer, 0, read);
+                sha?.AppendData(buffer, 0, read);
                 md5?.AppendData(buffer, 0, read);
-                xxh.Append(buffer.AsSpan(0, read));
+                xxh?.Append(buffer.AsSpan(0, read));
                 total += read;
             }
-            return new FileHashes(Convert.ToHexStringLower(sha.GetHashAndReset()), md5 is null ? null : Convert.ToHexStringLower(md5.GetHashAndReset()), total,
-                Convert.ToHexStringLower(xxh.GetCurrentHash()));
+            return total;
         }
         finally
         {
