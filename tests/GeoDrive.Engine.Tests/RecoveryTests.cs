@@ -1,4 +1,5 @@
 using GeoDrive.Core.Model;
+using GeoDrive.Engine.Files;
 using GeoDrive.TestSupport;
 
 namespace GeoDrive.Engine.Tests;
@@ -56,6 +57,77 @@ public sealed class RecoveryTests(S3ServerFixture s3) : IClassFixture<S3ServerFi
         Assert.Equal(0, _rig.AllocatedBlocks("half.bin"));
         Assert.Equal(content, await _rig.ReadAsync("half.bin"));
     }
+
+    [Theory]
+    [InlineData(true)]
+    [InlineData(false)]
+    public async Task A_recall_cut_short_before_the_index_heard_of_it_leaves_a_clean_stub_and_no_conflict_copy(bool indexKeptTheStub)
+    {
+        var content = DriveRig.RandomBytes(8192, 3);
+        await _rig.WriteAsync("cut.bin", content);
+        await _rig.Engine.UploadAsync("cut.bin");
+        await _rig.Engine.StubAsync("cut.bin");
+        // The crash, as a recall leaves it before its Recalling state reaches the index: the stub marked Recalling (what
+        // the recall does before its first byte) and half the bytes in; the index still says Stubbed, or was lost.
+        var mark = StubMark.Read(_rig.Local("cut.bin"))!;
+        StubMark.Write(_rig.CachePath, _rig.Local("cut.bin"), mark with { Recalling = true });
+        using (var f = new FileStream(_rig.Local("cut.bin"), FileMode.Open, FileAccess.Write))
+        {
+            f.Write(content, 0, 4096);
+        }
+        if (!indexKeptTheStub)
+        {
+            _rig.Index.Delete("cut.bin");
+        }
+
+        var report = await _rig.RestartAsync();
+
+        Assert.Equal(0, report.ChangedFound);
+        Assert.Equal(["cut.bin"], CacheFiles());
+        Assert.Equal(FileState.Stubbed, _rig.StateOf("cut.bin"));
+        Assert.Equal(0, _rig.AllocatedBlocks("cut.bin"));
+        Assert.False(StubMark.Read(_rig.Local("cut.bin"))!.Recalling);
+        Assert.Equal(content, await _rig.ReadAsync("cut.bin"));
+    }
+
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public async Task A_recall_finished_on_disk_whose_Cached_state_was_lost_is_kept_only_when_its_bytes_have_the_recorded_hash(bool changed)
+    {
+        var content = DriveRig.RandomBytes(8192, 4);
+        await _rig.WriteAsync("done.bin", content);
+        await _rig.Engine.UploadAsync("done.bin");
+        await _rig.Engine.StubAsync("done.bin");
+        await _rig.Engine.RecallAsync("done.bin");
+        // The crash (a power cut): the recall's bytes were fsynced and its mark removed, but its Cached state, written
+        // without waiting for the disk, was lost, so the index says Stubbed.
+        var entry = _rig.Index.Get("done.bin")!;
+        entry.State = FileState.Stubbed;
+        _rig.Index.Put(entry);
+        if (changed)
+        {
+            // Not the recall's bytes (however they got there): never taken for the object's.
+            using (var f = new FileStream(_rig.Local("done.bin"), FileMode.Open, FileAccess.Write))
+            {
+                f.Write([(byte)(content[0] ^ 0xff)]);
+            }
+            File.SetLastWriteTimeUtc(_rig.Local("done.bin"), entry.ModifiedUtc.UtcDateTime);
+        }
+
+        var report = await _rig.RestartAsync();
+
+        Assert.Equal(changed ? 0 : 1, report.RecallsKept);
+        Assert.Equal(changed ? FileState.Stubbed : FileState.Cached, _rig.StateOf("done.bin"));
+        Assert.Equal(changed, StubMark.Read(_rig.Local("done.bin")) is not null);
+        Assert.Equal(["done.bin"], CacheFiles());
+        Assert.Equal(content, await _rig.ReadAsync("done.bin"));
+    }
+
+    private List<string> CacheFiles() =>
+        [.. Directory.EnumerateFiles(_rig.CachePath, "*", SearchOption.AllDirectories)
+            .Select(f => Path.GetRelativePath(_rig.CachePath, f))
+            .Where(f => !f.StartsWith(".geodrive", StringComparison.Ordinal))];
 
     [Fact]
     public async Task Files_written_while_nobody_watched_are_found_and_uploaded()

@@ -231,6 +231,27 @@ public sealed class StubAndRecallTests(S3ServerFixture s3) : IClassFixture<S3Ser
     }
 
     [Fact]
+    public async Task A_recall_records_Recalling_and_Cached_without_waiting_for_the_index_to_reach_the_disk()
+    {
+        await using var rig = new DriveRig(s3, hookedIndex: true);
+        await rig.Engine.StartAsync();
+        var content = DriveRig.RandomBytes(10_000, 7);
+        await rig.WriteAsync("small.bin", content);
+        await rig.Engine.UploadAsync("small.bin");
+        await rig.Engine.StubAsync("small.bin");
+        var before = rig.Hooks!.Written.Count;
+
+        // A reader opening a small stub waited for two index flushes (a third of the service's CPU on 10 KB restores):
+        // the stub's own mark says Recalling, and a restart checks an unmarked "stub" against its hash instead.
+        Assert.Equal(content, await rig.ReadAsync("small.bin"));
+
+        var recall = rig.Hooks.Written.Skip(before).Where(w => w.Path == "small.bin").ToList();
+        Assert.Equal([(FileState.Recalling, false), (FileState.Cached, false)], recall.Select(w => (w.State, w.Durable)));
+        Assert.Equal(FileState.Cached, rig.StateOf("small.bin"));
+        Assert.Null(GeoDrive.Engine.Files.StubMark.Read(rig.Local("small.bin")));
+    }
+
+    [Fact]
     public async Task Opening_a_stub_to_overwrite_it_does_not_recall_it()
     {
         await CachedFileAsync("overwrite.bin", 3000);

@@ -17,18 +17,42 @@ public sealed class HookedIndex(LiteDbFileIndex inner) : IFileIndex, IBucketJour
     /// <summary>Called with the entry before the inner index writes it (at once or deferred).</summary>
     public Action<FileEntry>? BeforePut { get; set; }
 
+    private readonly List<(string Path, FileState State, bool Durable)> _written = [];
+
+    /// <summary>Every entry written so far, in order: its path, its state, and whether its caller waited for the disk.</summary>
+    public IReadOnlyList<(string Path, FileState State, bool Durable)> Written
+    {
+        get
+        {
+            lock (_written)
+            {
+                return [.. _written];
+            }
+        }
+    }
+
     public FileEntry? Get(string path) => inner.Get(path);
 
     public void Put(FileEntry entry)
     {
         BeforePut?.Invoke(entry);
+        Note(entry, durable: true);
         inner.Put(entry);
     }
 
     public void PutDeferred(FileEntry entry)
     {
         BeforePut?.Invoke(entry);
+        Note(entry, durable: false);
         inner.PutDeferred(entry);
+    }
+
+    private void Note(FileEntry entry, bool durable)
+    {
+        lock (_written)
+        {
+            _written.Add((entry.Path, entry.State, durable));
+        }
     }
 
     public bool Delete(string path)

@@ -100,17 +100,34 @@ internal sealed class CacheRecovery(
                         renamed.BringHome(entry.Path);
                     }
                     var stubKey = entry.ObjectKey ?? KeyFor(entry.Path);
-                    if (entry.State == FileState.Recalling)
+                    var mark = StubMark.Read(localPath);
+                    if (mark is null && !excluded && RecallFinishedOnDisk(entry, stubKey, localPath, local.Value))
                     {
-                        // An interrupted recall: its partial bytes came from the bucket and go again.
+                        // A recall whose bytes were fsynced and whose mark went, but whose Cached the crash lost: verified, it stands.
+                        if (entry.State == FileState.Stubbed)
+                        {
+                            life.Apply(entry, FileChange.RecallStarted, deferred: true);
+                        }
+                        entry.LastAccessUtc = clock.UtcNow;
+                        life.Apply(entry, FileChange.Recalled);
+                        report.RecallsKept++;
+                        break;
+                    }
+                    if (entry.State == FileState.Recalling || mark is { Recalling: true })
+                    {
+                        // An interrupted recall (the index may not have heard of it: its mark says so): its partial bytes
+                        // came from the bucket and go again.
                         if (!ThroughLink(entry.Path))
                         {
                             LocalFile.MakeStub(options.CachePath, localPath, entry.Size, entry.ModifiedUtc, MarkFor(entry, stubKey));
                         }
-                        life.Apply(entry, FileChange.RecallFailed);
+                        if (entry.State == FileState.Recalling)
+                        {
+                            life.Apply(entry, FileChange.RecallFailed);
+                        }
                         report.StubsRepaired++;
                     }
-                    else if (StubMark.Read(localPath) is var mark && mark is not null && Retimed(localPath, mark, local.Value) is { } retimed)
+                    else if (mark is not null && Retimed(localPath, mark, local.Value) is { } retimed)
                     {
                         // Only its time moved: the entry takes it too.
                         entry.ModifiedUtc = retimed.ModifiedUtc;
@@ -172,6 +189,13 @@ internal sealed class CacheRecovery(
             {
                 // A stub the index does not know (a lost index, a crash between a rename on disk and in the
                 // index): it is a stub, by its own mark, never data to upload over its object.
+                if (mark.Recalling)
+                {
+                    // A recall cut short (the index lost or never heard of it): the stub again, never bytes written into one.
+                    mark = mark with { Recalling = false };
+                    LocalFile.MakeStub(options.CachePath, LocalPath(file), mark.Size, mark.ModifiedUtc, mark);
+                    local = LocalFile.Read(LocalPath(file)) ?? local;
+                }
                 mark = Retimed(LocalPath(file), mark, local) ?? mark;
                 if (!mark.IsPlaceholder(local))
                 {
@@ -227,6 +251,22 @@ internal sealed class CacheRecovery(
             record(DriveEventKind.Error, path, ex.Message, ex.ErrorId);
             return true;
         }
+    }
+
+    /// <summary>
+    /// Whether an unmarked cache file recorded as a stub (or Recalling) holds its recall's bytes: a recall fsyncs them
+    /// and removes the mark before it records Cached, without waiting for that record to reach the disk. Only a file
+    /// under its own key with its recorded size, time and hash counts; anything else is taken as a stub, as before.
+    /// </summary>
+    private bool RecallFinishedOnDisk(FileEntry entry, string key, string localPath, LocalFile local)
+    {
+        if (!StubMark.Supported || entry.Checksum is null || local.Size != entry.Size || local.ModifiedUtc != entry.ModifiedUtc
+            || !ObjectLayout.IsOwnKey(options.Prefix, key, entry.Path, options.CaseInsensitive) || ThroughLink(entry.Path)
+            || !SparseData.Holds(options.CachePath, localPath))
+        {
+            return false;
+        }
+        return FileHashes.CheckAsync(options.CachePath, localPath, entry, withMd5: false).GetAwaiter().GetResult().Same;
     }
 
     private FileEntry StubFromMark(string path, StubMark mark) => new()
@@ -294,10 +334,14 @@ public sealed class RecoveryReport
 {
     public int UploadsResumed { get; set; }
     public int StubsRepaired { get; set; }
+
+    /// <summary>Recalls that had finished on disk (verified by hash) when the crash lost their Cached state.</summary>
+    public int RecallsKept { get; set; }
+
     public int ChangedFound { get; set; }
     public int NewFound { get; set; }
     public int Forgotten { get; set; }
 
     public override string ToString() =>
-        $"{UploadsResumed} uploads resumed, {StubsRepaired} stubs repaired, {ChangedFound} changed and {NewFound} new files found, {Forgotten} missing forgotten";
+        $"{UploadsResumed} uploads resumed, {StubsRepaired} stubs repaired, {RecallsKept} finished recalls kept, {ChangedFound} changed and {NewFound} new files found, {Forgotten} missing forgotten";
 }

@@ -163,7 +163,7 @@ public sealed partial class DriveEngine : IDriveFileSystem
                 return OpenDecision.Local;
             }
             entry.LastAccessUtc = now;
-            // Only the access time changed here (a recall or a sync above wrote its own state durably).
+            // Only the access time changed here (a recall or a sync above wrote its own state).
             _life.Save(entry, deferred: true);
             return OpenDecision.Local;
         }

@@ -114,9 +114,11 @@ public sealed partial class DriveEngine
     {
         var key = entry.ObjectKey ?? KeyFor(entry.Path);
         var rangeSize = entry.Size > MultipartThreshold ? RecallRangeSize : Math.Max(1, entry.Size);
-        _life.Apply(entry, FileChange.RecallStarted);
+        // Not waited for on disk where the stub's own mark says Recalling before a byte goes in, which is what a restart
+        // needs (docs/decisions/0028-recall-recorded-by-its-mark.md); on Windows the index alone says it.
+        _life.Apply(entry, FileChange.RecallStarted, deferred: StubMark.Supported);
         Transfers.RecallStarted(entry.Size);
-        return Recalls.Start(entry, key, rangeSize, FinishRecallAsync, cancellationToken);
+        return Recalls.Start(entry, key, rangeSize, FinishRecallAsync, cancellationToken, MarkFor(entry, key));
     }
 
     /// <summary>A recall's bytes are in or failed: its outcome is recorded under the file's lock (unless a waiter holding it did).</summary>
@@ -218,7 +220,9 @@ public sealed partial class DriveEngine
         entry.LastError = null;
         if (ObjectLayout.IsOwnKey(Options.Prefix, key, path, Options.CaseInsensitive))
         {
-            _life.Apply(entry, FileChange.Recalled);
+            // Not waited for on disk (where stubs carry marks): the bytes are (fsynced above) and the mark is gone, and a
+            // restart that finds the file still recorded as a stub checks them against the recorded hash (CacheRecovery).
+            _life.Apply(entry, FileChange.Recalled, deferred: StubMark.Supported);
         }
         else
         {

@@ -54,6 +54,9 @@ internal sealed class RecallSession
     /// </summary>
     public SafeFileHandle? File { get; set; }
 
+    /// <summary>The stub's mark, written Recalling on the cache file before the first byte (null: the file is left as it is).</summary>
+    public Files.StubMark? Mark { get; init; }
+
     /// <summary>The stub's time to the nanosecond when the fetch opened it: the recalled file gets it back (the index keeps 100 ns ticks).</summary>
     public Files.FileTime? StubTime { get; set; }
 

@@ -42,10 +42,12 @@ internal sealed class Recaller(string drive, string cachePath, IObjectStore stor
     /// Starts fetching a stub's bytes (the caller holds its path's lock and has recorded it Recalling) and returns
     /// at once. <paramref name="cancellationToken"/> is the starter's: giving up cancels the recall; readers who
     /// joined only stop waiting. When the bytes are in or failed, <paramref name="finish"/> records the outcome.
+    /// With <paramref name="mark"/>, the stub is marked Recalling by it before the first byte goes in.
     /// </summary>
-    public RecallSession Start(FileEntry entry, string key, long rangeSize, Func<RecallSession, Task> finish, CancellationToken cancellationToken)
+    public RecallSession Start(FileEntry entry, string key, long rangeSize, Func<RecallSession, Task> finish, CancellationToken cancellationToken,
+        StubMark? mark = null)
     {
-        var session = new RecallSession(entry, key, rangeSize, _stopping.Token);
+        var session = new RecallSession(entry, key, rangeSize, _stopping.Token) { Mark = mark };
         var registration = cancellationToken.CanBeCanceled ? cancellationToken.Register(session.Cancellation.Cancel) : default;
         _sessions[entry.Path] = session;
         session.Runner = Task.Run(async () =>
@@ -112,8 +114,14 @@ internal sealed class Recaller(string drive, string cachePath, IObjectStore stor
         try
         {
             // Kept open: the outcome is recorded through it, and Start closes it after that.
-            var file = session.File = BeneathCache.OpenHandle(cachePath, DrivePath.ToLocal(cachePath, session.Path), FileMode.Open, FileAccess.ReadWrite);
+            var localPath = DrivePath.ToLocal(cachePath, session.Path);
+            var file = session.File = BeneathCache.OpenHandle(cachePath, localPath, FileMode.Open, FileAccess.ReadWrite);
             session.StubTime = FileProperties.ReadTime(file);
+            if (session.Mark is { } mark)
+            {
+                // Before a byte goes in: a restart takes whatever the file then holds for the object's, not for bytes written into a stub.
+                StubMark.Write(file, localPath, mark with { Recalling = true });
+            }
             var threads = session.RangeCount == 1 ? 1 : Math.Min(session.RangeCount, Math.Max(1, restoreThreads()));
             // One range arrives in order, and a retry goes on from where its bytes stopped: hashed as written, it is
             // not read back (a second copy of every byte, and a follower woken per write).

@@ -26,6 +26,19 @@ public sealed partial record StubMark(long Size, DateTimeOffset ModifiedUtc, str
 
     private const string Version = "s1";
 
+    // The same mark on a stub a recall is writing into (docs/decisions/0028-recall-recorded-by-its-mark.md).
+    private const string RecallingVersion = "r1";
+
+    /// <summary>
+    /// A recall is writing the object's bytes into this stub: whatever the file holds is a copy of (part of) the
+    /// object, never bytes of anyone's, and a restart makes it a clean stub again. Set by the recall before its first
+    /// byte, through the handle its bytes go in by, so the index need not have heard of the recall before it starts.
+    /// </summary>
+    public bool Recalling { get; init; }
+
+    /// <summary>Whether cache files carry marks here (not on Windows, where ProjFS's placeholder state stands in).</summary>
+    public static bool Supported => !OperatingSystem.IsWindows();
+
     public static StubMark For(FileEntry entry, string key, string ownKey) => new(entry.Size, entry.ModifiedUtc, key == ownKey ? null : key, HashOf(key));
 
     public static string HashOf(string key) =>
@@ -52,7 +65,7 @@ public sealed partial record StubMark(long Size, DateTimeOffset ModifiedUtc, str
         {
             return;
         }
-        var text = string.Join('\n', Version, mark.Size.ToString(CultureInfo.InvariantCulture),
+        var text = string.Join('\n', mark.Recalling ? RecallingVersion : Version, mark.Size.ToString(CultureInfo.InvariantCulture),
             mark.ModifiedUtc.UtcTicks.ToString(CultureInfo.InvariantCulture), mark.KeyHash, mark.Key ?? "");
         var bytes = Encoding.UTF8.GetBytes(text);
         if (FileProperties.Native.FSetXAttr(handle, Name, bytes, (nuint)bytes.Length, 0) != 0)
@@ -75,13 +88,16 @@ public sealed partial record StubMark(long Size, DateTimeOffset ModifiedUtc, str
             return null;
         }
         var fields = Encoding.UTF8.GetString(buffer, 0, (int)length).Split('\n', 5);
-        if (fields.Length != 5 || fields[0] != Version
+        if (fields.Length != 5 || fields[0] is not (Version or RecallingVersion)
             || !long.TryParse(fields[1], NumberStyles.None, CultureInfo.InvariantCulture, out var size)
             || !long.TryParse(fields[2], NumberStyles.None, CultureInfo.InvariantCulture, out var ticks))
         {
             return null;
         }
-        return new StubMark(size, new DateTimeOffset(ticks, TimeSpan.Zero), fields[4].Length == 0 ? null : fields[4], fields[3]);
+        return new StubMark(size, new DateTimeOffset(ticks, TimeSpan.Zero), fields[4].Length == 0 ? null : fields[4], fields[3])
+        {
+            Recalling = fields[0] == RecallingVersion,
+        };
     }
 
     /// <summary>The file's bytes are real now: the mark goes (no error when there is none).</summary>
