@@ -37,10 +37,7 @@ public sealed class RecoveryTests(S3ServerFixture s3) : IClassFixture<S3ServerFi
     [Fact]
     public async Task A_recall_interrupted_by_a_crash_leaves_a_stub_that_recalls_after_restart()
     {
-        var content = DriveRig.RandomBytes(8192, 2);
-        await _rig.WriteAsync("half.bin", content);
-        await _rig.Engine.UploadAsync("half.bin");
-        await _rig.Engine.StubAsync("half.bin");
+        var content = await StubbedAsync("half.bin", seed: 2);
         // The crash: the index says Recalling and half the bytes are written.
         var entry = _rig.Index.Get("half.bin")!;
         entry.State = FileState.Recalling;
@@ -63,10 +60,7 @@ public sealed class RecoveryTests(S3ServerFixture s3) : IClassFixture<S3ServerFi
     [InlineData(false)]
     public async Task A_recall_cut_short_before_the_index_heard_of_it_leaves_a_clean_stub_and_no_conflict_copy(bool indexKeptTheStub)
     {
-        var content = DriveRig.RandomBytes(8192, 3);
-        await _rig.WriteAsync("cut.bin", content);
-        await _rig.Engine.UploadAsync("cut.bin");
-        await _rig.Engine.StubAsync("cut.bin");
+        var content = await StubbedAsync("cut.bin", seed: 3);
         // The crash, as a recall leaves it before its Recalling state reaches the index: the stub marked Recalling (what
         // the recall does before its first byte) and half the bytes in; the index still says Stubbed, or was lost.
         var mark = StubMark.Read(_rig.Local("cut.bin"))!;
@@ -95,10 +89,7 @@ public sealed class RecoveryTests(S3ServerFixture s3) : IClassFixture<S3ServerFi
     [InlineData(true)]
     public async Task A_recall_finished_on_disk_whose_Cached_state_was_lost_is_kept_only_when_its_bytes_have_the_recorded_hash(bool changed)
     {
-        var content = DriveRig.RandomBytes(8192, 4);
-        await _rig.WriteAsync("done.bin", content);
-        await _rig.Engine.UploadAsync("done.bin");
-        await _rig.Engine.StubAsync("done.bin");
+        var content = await StubbedAsync("done.bin", seed: 4);
         await _rig.Engine.RecallAsync("done.bin");
         // The crash (a power cut): the recall's bytes were fsynced and its mark removed, but its Cached state, written
         // without waiting for the disk, was lost, so the index says Stubbed.
@@ -122,6 +113,16 @@ public sealed class RecoveryTests(S3ServerFixture s3) : IClassFixture<S3ServerFi
         Assert.Equal(changed, StubMark.Read(_rig.Local("done.bin")) is not null);
         Assert.Equal(["done.bin"], CacheFiles());
         Assert.Equal(content, await _rig.ReadAsync("done.bin"));
+    }
+
+    /// <summary>A file of 8 KB written, uploaded and stubbed; returns its bytes.</summary>
+    private async Task<byte[]> StubbedAsync(string path, int seed)
+    {
+        var content = DriveRig.RandomBytes(8192, seed);
+        await _rig.WriteAsync(path, content);
+        await _rig.Engine.UploadAsync(path);
+        await _rig.Engine.StubAsync(path);
+        return content;
     }
 
     private List<string> CacheFiles() =>

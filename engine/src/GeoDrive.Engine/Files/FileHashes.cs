@@ -7,10 +7,11 @@ using GeoDrive.Core.Paths;
 namespace GeoDrive.Engine.Files;
 
 /// <summary>
-/// SHA-256 (what we record), XXH3-128 (what a recall checks) and MD5 (what a single-part ETag is) of a file in one
-/// pass. The MD5 is left out (null) where no ETag will be compared with it: a multipart object's ETag is not an MD5
-/// of its bytes, and a server that checks signed bodies proves a single PUT itself. MD5 costs more than SHA-256
-/// here (660 vs 1,570 MB/s on this machine's CPU, SHA-NI); XXH3-128 a small part of either.
+/// SHA-256 (what we record), XXH3-128 (what a recall, the check before a stub and recovery compare) and MD5 (what a
+/// single-part ETag is) of a file in one pass. The MD5 is left out (null) where no ETag will be compared with it: a
+/// multipart object's ETag is not an MD5 of its bytes, and a server that checks signed bodies proves a single PUT
+/// itself. MD5 costs more than SHA-256 here (660 vs 1,570 MB/s on this machine's CPU, SHA-NI); XXH3-128 a small part
+/// of either.
 /// </summary>
 public readonly record struct FileHashes(string Sha256, string? Md5, long Length, string Xxh128)
 {
