@@ -261,12 +261,26 @@ internal sealed class CacheRecovery(
     private bool RecallFinishedOnDisk(FileEntry entry, string key, string localPath, LocalFile local)
     {
         if (!StubMark.Supported || entry.Checksum is null || local.Size != entry.Size || local.ModifiedUtc != entry.ModifiedUtc
-            || !ObjectLayout.IsOwnKey(options.Prefix, key, entry.Path, options.CaseInsensitive) || ThroughLink(entry.Path)
-            || !SparseData.Holds(options.CachePath, localPath))
+            || !ObjectLayout.IsOwnKey(options.Prefix, key, entry.Path, options.CaseInsensitive))
         {
             return false;
         }
-        return FileHashes.CheckAsync(options.CachePath, localPath, entry, withMd5: false).GetAwaiter().GetResult().Same;
+        try
+        {
+            using var file = new FileStream(BeneathCache.OpenHandle(options.CachePath, localPath, FileMode.Open, FileAccess.Read), FileAccess.Read, bufferSize: 0);
+            if (!SparseData.Holds(file.SafeFileHandle))
+            {
+                return false;
+            }
+            // Holds moved the descriptor's offset to the first data.
+            file.Seek(0, SeekOrigin.Begin);
+            return FileHashes.CheckAsync(file, entry, withMd5: false).GetAwaiter().GetResult().Same;
+        }
+        catch (GeoDriveException ex) when (ex.ErrorId == ErrorIds.PlantedLink)
+        {
+            // Never read through a link: the file is left to the repairs below, as before.
+            return false;
+        }
     }
 
     private FileEntry StubFromMark(string path, StubMark mark) => new()

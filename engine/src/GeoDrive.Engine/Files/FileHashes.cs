@@ -40,6 +40,12 @@ public readonly record struct FileHashes(string Sha256, string? Md5, long Length
     public static async Task<(bool Same, string? Md5)> CheckAsync(string cacheRoot, string localPath, FileEntry entry, bool withMd5, CancellationToken cancellationToken = default)
     {
         await using var stream = OpenShared(cacheRoot, localPath);
+        return await CheckAsync(stream, entry, withMd5, cancellationToken);
+    }
+
+    /// <summary>As above, over a stream read from where it stands to its end.</summary>
+    public static async Task<(bool Same, string? Md5)> CheckAsync(Stream stream, FileEntry entry, bool withMd5, CancellationToken cancellationToken = default)
+    {
         var xxh = entry.Xxh128 is null ? null : new XxHash128();
         using var sha = xxh is null ? IncrementalHash.CreateHash(HashAlgorithmName.SHA256) : null;
         using var md5 = withMd5 ? IncrementalHash.CreateHash(HashAlgorithmName.MD5) : null;
