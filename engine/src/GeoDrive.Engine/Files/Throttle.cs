@@ -1,5 +1,3 @@
-using System.Diagnostics;
-
 namespace GeoDrive.Engine.Files;
 
 /// <summary>
@@ -7,12 +5,14 @@ namespace GeoDrive.Engine.Files;
 /// the rate in force (0 = unlimited) holding at most one second of it, so a busy machine's late
 /// wake-ups are made up rather than lost, and the rate holds over any second or longer. The rate comes
 /// from the policy at the engine's clock (schedule windows); the pacing waits in real time, as any
-/// limiter must. Each wait it imposes is told to <paramref name="waited"/> (the drive's metrics).
+/// limiter must (<paramref name="time"/>, the system's unless a test moves it). Each wait it imposes is told to
+/// <paramref name="waited"/> (the drive's metrics).
 /// </summary>
-public sealed class Throttle(Func<long> bytesPerSecond, Action<TimeSpan>? waited = null)
+public sealed class Throttle(Func<long> bytesPerSecond, Action<TimeSpan>? waited = null, TimeProvider? time = null)
 {
     private readonly Lock _gate = new();
-    private readonly Stopwatch _clock = Stopwatch.StartNew();
+    private readonly TimeProvider _time = time ?? TimeProvider.System;
+    private readonly long _start = (time ?? TimeProvider.System).GetTimestamp();
     private double _tokens;
     private double _lastSeconds;
 
@@ -27,7 +27,7 @@ public sealed class Throttle(Func<long> bytesPerSecond, Action<TimeSpan>? waited
         TimeSpan wait;
         lock (_gate)
         {
-            var now = _clock.Elapsed.TotalSeconds;
+            var now = _time.GetElapsedTime(_start).TotalSeconds;
             _tokens = Math.Min(rate, _tokens + (now - _lastSeconds) * rate);
             _lastSeconds = now;
             _tokens -= bytes;
@@ -36,7 +36,7 @@ public sealed class Throttle(Func<long> bytesPerSecond, Action<TimeSpan>? waited
         if (wait > TimeSpan.Zero)
         {
             waited?.Invoke(wait);
-            await Task.Delay(wait, cancellationToken);
+            await Task.Delay(wait, _time, cancellationToken);
         }
     }
 }
