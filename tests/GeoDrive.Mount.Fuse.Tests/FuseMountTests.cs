@@ -38,6 +38,32 @@ public sealed class FuseMountTests(S3ServerFixture s3) : IClassFixture<S3ServerF
     }
 
     [Fact]
+    public async Task A_file_and_a_folder_made_through_the_mount_get_the_permissions_their_maker_asked_for_whatever_the_services_umask()
+    {
+        // The service here is this process: its umask masks group and others' write, as the unit's UMask=0022 does.
+        var umask = LibCUmask(0b000_010_010);
+        _ = LibCUmask(umask | 0b000_010_010);
+        try
+        {
+            // The maker asks for 0666 and 0777 under umask 002 (a shared project folder): the kernel makes that 0664 and
+            // 0775, and the service must not narrow it again to 0644 and 0755.
+            var made = Run("sh", "-c", $"umask 002 && echo x > '{Mounted("shared.txt")}' && mkdir '{Mounted("team")}' && stat -c %a '{Mounted("shared.txt")}' '{Mounted("team")}'");
+
+            Assert.Equal((0, "664\n775\n"), (made.ExitCode, made.Output));
+            await _mounted.WaitForClosesAsync();
+            await _rig.Engine.UploadAsync("shared.txt");
+            Assert.Equal("664", (await _rig.Store.HeadAsync("shared.txt"))!.Metadata[GeoDrive.Engine.Layout.ObjectLayout.ModeKey]);
+        }
+        finally
+        {
+            _ = LibCUmask(umask);
+        }
+    }
+
+    [System.Runtime.InteropServices.DllImport("libc", EntryPoint = "umask")]
+    private static extern uint LibCUmask(uint mask);
+
+    [Fact]
     public async Task The_engine_hears_which_process_opened_a_file_and_listed_a_folder()
     {
         await File.WriteAllTextAsync(Mounted("note.txt"), "hello");

@@ -1,6 +1,7 @@
 using GeoDrive.Core.Errors;
 using GeoDrive.Core.Paths;
 using GeoDrive.Mount.Fuse.Native;
+using Microsoft.Win32.SafeHandles;
 
 namespace GeoDrive.Mount.Fuse;
 
@@ -48,6 +49,29 @@ internal sealed class CacheFolder : IDisposable
         InFolder(relative, (folder, name) => LibC.UTimensAt(folder, name, times, LibC.AtSymlinkNoFollow));
 
     public int MkDir(string relative, uint mode) => InFolder(relative, (folder, name) => LibC.MkDirAt(folder, name, mode));
+
+    /// <summary>A folder the mount has just made gets the permission bits asked for (<see cref="KeepPermissions(int, uint)"/>).</summary>
+    public int KeepPermissions(string relative, uint mode) =>
+        WithDescriptor(relative, BeneathCache.ODirectory, folder => KeepPermissions(folder, mode));
+
+    /// <summary>
+    /// Gives a file or folder the mount has just made exactly the permission bits its maker asked for: the kernel already
+    /// applied the maker's umask to <paramref name="mode"/>, and the service's own umask narrowed them again when the cache
+    /// made it (a maker under umask 002 got 0644 for 0664). Set-id and sticky bits stay as the cache made them (a folder's
+    /// inherited set-group-id). Returns 0 or -errno.
+    /// </summary>
+    public static int KeepPermissions(int descriptor, uint mode)
+    {
+        const uint Permissions = 0b111_111_111;
+        if (OperatingSystem.IsWindows())
+        {
+            return 0;
+        }
+        using var handle = new SafeFileHandle(descriptor, ownsHandle: false);
+        var made = (uint)File.GetUnixFileMode(handle);
+        var asked = (made & ~Permissions) | (mode & Permissions);
+        return asked == made ? 0 : Result(LibC.FChMod(descriptor, asked));
+    }
 
     public int Unlink(string relative) => InFolder(relative, (folder, name) => LibC.UnlinkAt(folder, name, 0));
 

@@ -94,6 +94,7 @@ public sealed partial class FuseMount
         {
             return descriptor;
         }
+        WarnIfNarrowed(path, mode, CacheFolder.KeepPermissions(descriptor, mode));
         SetOwnerToCaller(path);
         var caller = CurrentCaller();
         var target = _open.Acquire(path);

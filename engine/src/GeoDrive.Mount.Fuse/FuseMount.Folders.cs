@@ -88,6 +88,7 @@ public sealed partial class FuseMount
         {
             return made;
         }
+        WarnIfNarrowed(path, mode, _cache.KeepPermissions(path, mode));
         SetOwnerToCaller(path);
         _drive.Created(path, CurrentCaller(), isDirectory: true);
         return 0;
