@@ -89,12 +89,22 @@ public sealed partial class FuseMount
         {
             return -Errno.ENAMETOOLONG;
         }
-        var descriptor = _cache.Open(path, flags | LibC.OCreat, mode);
+        // Made here, or (the name appeared in the cache since the kernel looked it up) opened as open(2) would: only a file
+        // made here takes the mode asked for.
+        var descriptor = _cache.Open(path, flags | LibC.OCreat | LibC.OExcl, mode);
+        var made = descriptor >= 0;
+        if (descriptor == -Errno.EEXIST && (flags & LibC.OExcl) == 0)
+        {
+            descriptor = _cache.Open(path, flags | LibC.OCreat, mode);
+        }
         if (descriptor < 0)
         {
             return descriptor;
         }
-        WarnIfNarrowed(path, mode, CacheFolder.KeepPermissions(descriptor, mode));
+        if (made)
+        {
+            WarnIfNarrowed(path, mode, CacheFolder.KeepPermissions(descriptor, mode));
+        }
         SetOwnerToCaller(path);
         var caller = CurrentCaller();
         var target = _open.Acquire(path);
