@@ -50,6 +50,9 @@ internal sealed class CacheFolder : IDisposable
 
     public int MkDir(string relative, uint mode) => InFolder(relative, (folder, name) => LibC.MkDirAt(folder, name, mode));
 
+    /// <summary>The read, write and execute bits of owner, group and others (a mode without set-id and sticky bits).</summary>
+    public const uint PermissionBits = 0b111_111_111;
+
     /// <summary>A folder the mount has just made gets the permission bits asked for (<see cref="KeepPermissions(int, uint)"/>).</summary>
     public int KeepPermissions(string relative, uint mode) =>
         WithDescriptor(relative, BeneathCache.ODirectory, folder => KeepPermissions(folder, mode));
@@ -62,14 +65,13 @@ internal sealed class CacheFolder : IDisposable
     /// </summary>
     public static int KeepPermissions(int descriptor, uint mode)
     {
-        const uint Permissions = 0b111_111_111;
         if (OperatingSystem.IsWindows())
         {
             return 0;
         }
         using var handle = new SafeFileHandle(descriptor, ownsHandle: false);
         var made = (uint)File.GetUnixFileMode(handle);
-        var asked = (made & ~Permissions) | (mode & Permissions);
+        var asked = (made & ~PermissionBits) | (mode & PermissionBits);
         return asked == made ? 0 : Result(LibC.FChMod(descriptor, asked));
     }
 

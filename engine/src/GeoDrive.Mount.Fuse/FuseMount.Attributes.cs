@@ -179,17 +179,17 @@ public sealed partial class FuseMount
         }
     }
 
-    /// <summary>A file or folder made through the mount belongs to the caller, as on any file system.</summary>
     /// <summary>A new file or folder stays made when its permission bits could not be set (it has the service umask's narrower ones): said in the log.</summary>
     private void WarnIfNarrowed(string path, uint mode, int kept)
     {
         if (kept < 0)
         {
             _logger.LogWarning("{Path} was made, but not with the permissions asked for ({Mode}): errno {Errno}. Set them with chmod through the mount.",
-                path, Convert.ToString(mode & 0b111_111_111, 8), -kept);
+                path, Convert.ToString(mode & CacheFolder.PermissionBits, 8), -kept);
         }
     }
 
+    /// <summary>A file or folder made through the mount belongs to the caller, as on any file system.</summary>
     private unsafe void SetOwnerToCaller(string path)
     {
         var context = Native.LibFuse.GetContext();
