@@ -31,7 +31,8 @@ public sealed partial class SandboxTests(S3ServerFixture s3) : IClassFixture<S3S
         var log = new StringBuilder();
         var service = _service = Start(log, "setpriv", ["--no-new-privs", "--inh-caps=-all", "--bounding-set=-all," + string.Join(',', capabilities), "--",
             ServiceExecutable, "--socket", socket, "--home", _temp.CreateSubdirectory("home"), "--tick", "200ms"]);
-        using var client = new GeoDriveClient(socket, TimeSpan.FromSeconds(5));
+        // 30 s, as the end-to-end tests give: making a drive probes the bucket and mounts, and on a loaded CI machine took over 5 s.
+        using var client = new GeoDriveClient(socket, TimeSpan.FromSeconds(30));
         var info = await WaitForServiceAsync(client, service, log);
         // What the kernel holds for it: the unit's six capabilities and no_new_privs.
         Assert.Equal(capabilities.Count, ReadCapabilities(info.ProcessId));
