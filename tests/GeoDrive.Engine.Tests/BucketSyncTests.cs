@@ -427,6 +427,85 @@ public sealed class BucketSyncTests(S3ServerFixture s3) : IClassFixture<S3Server
     }
 
     [Fact]
+    public async Task Opening_a_stub_due_for_its_check_asks_the_bucket_once_its_recalls_GET_being_the_check()
+    {
+        var bytes = await CachedFileAsync("old.txt", "stubbed long ago");
+        await Engine.StubAsync("old.txt");
+        _rig.Clock.Advance(UpdateWait);
+        var (heads, gets) = (_asked.Heads("old.txt"), _asked.Gets("old.txt"));
+
+        Assert.Equal(bytes, await _rig.ReadAsync("old.txt"));
+
+        Assert.Equal(heads, _asked.Heads("old.txt"));
+        Assert.Equal(gets + 1, _asked.Gets("old.txt"));
+        Assert.Equal(FileState.Cached, _rig.StateOf("old.txt"));
+        // And it counts as the check: within updateWait the next open asks nothing.
+        await _rig.ReadAsync("old.txt");
+        Assert.Equal(heads, _asked.Heads("old.txt"));
+        Assert.Empty(Engine.ReadEvents(kind: DriveEventKind.Error));
+    }
+
+    [Fact]
+    public async Task A_stub_due_for_its_check_whose_object_another_site_replaced_is_recalled_in_the_new_version_without_an_error()
+    {
+        await CachedFileAsync("minutes.txt", "the draft");
+        await Engine.StubAsync("minutes.txt");
+        var newer = await PutLikeGeoDriveAsync("minutes.txt", 5000, seed: 4, DateTimeOffset.UtcNow);
+        _rig.Clock.Advance(UpdateWait);
+
+        Assert.Equal(newer, await _rig.ReadAsync("minutes.txt"));
+
+        Assert.Equal(FileState.Cached, _rig.StateOf("minutes.txt"));
+        Assert.Equal(5000, Engine.GetFile("minutes.txt")!.Size);
+        Assert.Contains(Engine.ReadEvents(kind: DriveEventKind.Sync), e => e.Path == "minutes.txt");
+        Assert.Empty(Engine.ReadEvents(kind: DriveEventKind.Error));
+    }
+
+    [Fact]
+    public async Task A_stub_due_for_its_check_whose_object_another_site_deleted_is_removed_at_its_open_without_an_error()
+    {
+        await CachedFileAsync("gone.txt", "soon deleted elsewhere");
+        await Engine.StubAsync("gone.txt");
+        await _rig.S3.Client.DeleteObjectAsync(_rig.Bucket, "gone.txt");
+        _rig.Clock.Advance(UpdateWait);
+
+        var error = await Assert.ThrowsAsync<GeoDriveException>(async () => await Engine.OpenAsync("gone.txt", Ls, OpenIntent.Read));
+
+        Assert.Equal(ErrorIds.FileNotFound, error.ErrorId);
+        Assert.Null(Engine.GetFile("gone.txt"));
+        Assert.False(File.Exists(_rig.Local("gone.txt")));
+        Assert.Empty(Engine.ReadEvents(kind: DriveEventKind.Error));
+    }
+
+    [Fact]
+    [System.Runtime.Versioning.UnsupportedOSPlatform("windows")]
+    public async Task A_stub_due_for_its_check_takes_the_mode_and_time_another_site_gave_its_unchanged_bytes()
+    {
+        var bytes = await CachedFileAsync("budget.txt", "the budget");
+        await Engine.StubAsync("budget.txt");
+        // Another site's chmod and touch: a copy of the object onto itself with its properties replaced (ADR 0018).
+        var head = (await _rig.Store.HeadAsync("budget.txt"))!;
+        var metadata = new Dictionary<string, string>(head.Metadata)
+        {
+            [ObjectLayout.SiteKey] = "another-site",
+            [ObjectLayout.ModeKey] = Convert.ToString(0b110_000_000, 8),
+        };
+        var touched = new DateTimeOffset(2024, 5, 6, 7, 8, 9, TimeSpan.Zero);
+        metadata[ObjectLayout.MtimeKey] = ObjectLayout.MetadataFor(head.Metadata[ObjectLayout.Sha256Key], null, bytes.Length, touched, UnixFileMode.UserRead)[ObjectLayout.MtimeKey];
+        metadata.Remove(PropertyMetadata.MtimeNsKey);
+        await _rig.Store.CopyAsync("budget.txt", "budget.txt", new ObjectVersion(head.ETag, head.VersionId), metadata, null);
+        _rig.Clock.Advance(UpdateWait);
+        var heads = _asked.Heads("budget.txt");
+
+        Assert.Equal(bytes, await _rig.ReadAsync("budget.txt"));
+
+        Assert.Equal(heads, _asked.Heads("budget.txt"));
+        Assert.Equal(UnixFileMode.UserRead | UnixFileMode.UserWrite, File.GetUnixFileMode(_rig.Local("budget.txt")));
+        Assert.Equal(touched.UtcDateTime, File.GetLastWriteTimeUtc(_rig.Local("budget.txt")));
+        Assert.Contains(Engine.ReadEvents(kind: DriveEventKind.Sync), e => e.Path == "budget.txt" && e.Message.Contains("properties", StringComparison.Ordinal));
+    }
+
+    [Fact]
     public async Task An_object_replaced_right_after_its_stub_was_made_is_recalled_in_its_new_version()
     {
         await CachedFileAsync("plan.txt", "the old plan");

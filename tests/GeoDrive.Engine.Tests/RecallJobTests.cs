@@ -236,16 +236,15 @@ public sealed class RecallJobTests(S3ServerFixture s3) : IClassFixture<S3ServerF
 
         public void Release() => _release.TrySetResult();
 
-        public override async Task GetAsync(string key, Stream destination, long offset, long? length, ObjectVersion expected, CancellationToken cancellationToken = default)
+        public override async Task<ObjectInfo?> GetAsync(string key, Stream destination, long offset, long? length, ObjectVersion expected, CancellationToken cancellationToken = default)
         {
             if (Interlocked.Increment(ref _passed) <= passFirst)
             {
-                await base.GetAsync(key, destination, offset, length, expected, cancellationToken);
-                return;
+                return await base.GetAsync(key, destination, offset, length, expected, cancellationToken);
             }
             _started.TrySetResult();
             await _release.Task.WaitAsync(cancellationToken);
-            await base.GetAsync(key, destination, offset, length, expected, cancellationToken);
+            return await base.GetAsync(key, destination, offset, length, expected, cancellationToken);
         }
     }
 

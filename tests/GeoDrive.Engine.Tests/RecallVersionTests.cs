@@ -57,13 +57,14 @@ public sealed class RecallVersionTests(S3ServerFixture s3) : IClassFixture<S3Ser
 
         public Func<Task>? AfterFirstGet { get; set; }
 
-        public override async Task GetAsync(string key, Stream destination, long offset, long? length, ObjectVersion expected, CancellationToken cancellationToken = default)
+        public override async Task<ObjectInfo?> GetAsync(string key, Stream destination, long offset, long? length, ObjectVersion expected, CancellationToken cancellationToken = default)
         {
-            await base.GetAsync(key, destination, offset, length, expected, cancellationToken);
+            var answered = await base.GetAsync(key, destination, offset, length, expected, cancellationToken);
             if (AfterFirstGet is { } replace && Interlocked.Increment(ref _gets) == 1)
             {
                 await replace();
             }
+            return answered;
         }
     }
 }

@@ -170,7 +170,7 @@ public sealed class RecallerTests(S3ServerFixture s3) : IClassFixture<S3ServerFi
         public TaskCompletionSource? Hold { get; init; }
         public TaskCompletionSource FirstGet { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
 
-        public override async Task GetAsync(string key, Stream destination, long offset, long? length, ObjectVersion expected, CancellationToken cancellationToken = default)
+        public override async Task<ObjectInfo?> GetAsync(string key, Stream destination, long offset, long? length, ObjectVersion expected, CancellationToken cancellationToken = default)
         {
             lock (Offsets)
             {
@@ -191,7 +191,7 @@ public sealed class RecallerTests(S3ServerFixture s3) : IClassFixture<S3ServerFi
                     await destination.WriteAsync(whole.GetBuffer().AsMemory(0, cutAfter), cancellationToken);
                     throw new IOException("The connection was cut (by the test's store).");
                 }
-                await base.GetAsync(key, destination, offset, length, expected, cancellationToken);
+                return await base.GetAsync(key, destination, offset, length, expected, cancellationToken);
             }
             finally
             {

@@ -258,7 +258,7 @@ public sealed class StubMarkTests(S3ServerFixture s3) : IClassFixture<S3ServerFi
 
         public bool FailAfterFirstGet { get; set; }
 
-        public override async Task GetAsync(string key, Stream destination, long offset, long? length, ObjectVersion expected, CancellationToken cancellationToken = default)
+        public override async Task<ObjectInfo?> GetAsync(string key, Stream destination, long offset, long? length, ObjectVersion expected, CancellationToken cancellationToken = default)
         {
             var first = Interlocked.Increment(ref _gets) == 1;
             if (first)
@@ -269,7 +269,7 @@ public sealed class StubMarkTests(S3ServerFixture s3) : IClassFixture<S3ServerFi
             {
                 throw new GeoDriveException(ErrorIds.EndpointUnreachable, ErrorKind.ResourceUnavailable, "The S3 endpoint cannot be reached (stand-in).", "None: a test.");
             }
-            await base.GetAsync(key, destination, offset, length, expected, cancellationToken);
+            return await base.GetAsync(key, destination, offset, length, expected, cancellationToken);
         }
     }
 

@@ -96,6 +96,23 @@ public sealed class S3ObjectStoreTests(S3ServerFixture s3) : IClassFixture<S3Ser
     }
 
     [Fact]
+    public async Task A_ranged_get_answers_with_the_object_as_a_head_shows_it_whole_size_etag_and_metadata()
+    {
+        using var store = Store();
+        var content = Bytes(100_000, 4);
+        await store.PutAsync("a.bin", new MemoryStream(content), content.Length, new Dictionary<string, string> { ["geodrive-mode"] = "640" });
+        var head = (await store.HeadAsync("a.bin"))!;
+
+        var answer = await store.GetAsync("a.bin", new MemoryStream(), 1000, 100, new ObjectVersion(head.ETag, null));
+
+        Assert.NotNull(answer);
+        Assert.Equal((100_000L, head.ETag, head.VersionId), (answer.Size, answer.ETag, answer.VersionId));
+        Assert.Equal("640", answer.Metadata["geodrive-mode"]);
+        await store.PutAsync("empty.bin", new MemoryStream(), 0, new Dictionary<string, string>());
+        Assert.Null(await store.GetAsync("empty.bin", new MemoryStream(), 0, null, default(ObjectVersion)));
+    }
+
+    [Fact]
     public async Task Head_of_a_missing_key_is_null_and_get_of_one_says_ObjectNotFound()
     {
         using var store = Store();

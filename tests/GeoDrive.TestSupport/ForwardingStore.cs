@@ -43,7 +43,7 @@ public abstract class ForwardingStore(IObjectStore inner) : IObjectStore
     public Task GetAsync(string key, Stream destination, long offset = 0, long? length = null, CancellationToken cancellationToken = default) =>
         GetAsync(key, destination, offset, length, default(ObjectVersion), cancellationToken);
 
-    public virtual Task GetAsync(string key, Stream destination, long offset, long? length, ObjectVersion expected, CancellationToken cancellationToken = default) =>
+    public virtual Task<ObjectInfo?> GetAsync(string key, Stream destination, long offset, long? length, ObjectVersion expected, CancellationToken cancellationToken = default) =>
         inner.GetAsync(key, destination, offset, length, expected, cancellationToken);
 
     public virtual Task<ObjectInfo> CopyAsync(string sourceKey, string destinationKey, ObjectVersion expected, IReadOnlyDictionary<string, string>? metadata, IMultipartObserver? observer, CancellationToken cancellationToken = default) =>

@@ -36,7 +36,7 @@ public sealed class RequestCountingStore(IObjectStore inner) : ForwardingStore(i
         return base.HeadAsync(key, cancellationToken);
     }
 
-    public override Task GetAsync(string key, Stream destination, long offset, long? length, ObjectVersion expected, CancellationToken cancellationToken = default)
+    public override Task<ObjectInfo?> GetAsync(string key, Stream destination, long offset, long? length, ObjectVersion expected, CancellationToken cancellationToken = default)
     {
         _gets.AddOrUpdate(key, 1, (_, n) => n + 1);
         return base.GetAsync(key, destination, offset, length, expected, cancellationToken);

@@ -192,11 +192,11 @@ public sealed partial class S3ObjectStore : IObjectStore, IEndpointHealth, IDisp
     public Task GetAsync(string key, Stream destination, long offset = 0, long? length = null, CancellationToken cancellationToken = default) =>
         GetAsync(key, destination, offset, length, default(ObjectVersion), cancellationToken);
 
-    public async Task GetAsync(string key, Stream destination, long offset, long? length, ObjectVersion expected, CancellationToken cancellationToken = default)
+    public async Task<ObjectInfo?> GetAsync(string key, Stream destination, long offset, long? length, ObjectVersion expected, CancellationToken cancellationToken = default)
     {
         if (length is 0)
         {
-            return;
+            return null;
         }
         // Always a range, even for the whole object: without one the SDK checks the answer's MD5 against the
         // ETag in managed code (~25 ms of CPU per MB here, most of a recall's cost), while every caller
@@ -232,8 +232,9 @@ public sealed partial class S3ObjectStore : IObjectStore, IEndpointHealth, IDisp
         }, cancellationToken);
         if (response is null)
         {
-            return;
+            return null;
         }
+        var answered = new ObjectInfo(key, WholeSize(response), response.ETag, Utc(response.LastModified), ReadMetadata(response.Metadata), NullIfEmpty(response.VersionId));
         var buffer = ArrayPool<byte>.Shared.Rent(1 << 20);
         try
         {
@@ -250,7 +251,7 @@ public sealed partial class S3ObjectStore : IObjectStore, IEndpointHealth, IDisp
                 }
                 if (read == 0)
                 {
-                    return;
+                    return answered;
                 }
                 // The caller's failure (a full disk) is its own, never taken for the server's.
                 await destination.WriteAsync(buffer.AsMemory(0, read), cancellationToken);
@@ -285,6 +286,13 @@ public sealed partial class S3ObjectStore : IObjectStore, IEndpointHealth, IDisp
             request.ContinuationToken = response.NextContinuationToken;
         }
     }
+
+    /// <summary>The object's whole size from a ranged answer ("bytes 0-9/10"), else the answer's own length.</summary>
+    internal static long WholeSize(GetObjectResponse response) =>
+        response.ContentRange is { } range && range.LastIndexOf('/') is var slash and >= 0
+            && long.TryParse(range.AsSpan(slash + 1), System.Globalization.NumberStyles.None, System.Globalization.CultureInfo.InvariantCulture, out var size)
+            ? size
+            : response.ContentLength;
 
     /// <summary>A key from a listing asked with EncodingType=url: AWS writes a space as '+' (a '+' as %2B), Ceph as %20.</summary>
     internal static string UrlDecoded(string key) => Uri.UnescapeDataString(key.Replace('+', ' '));

@@ -53,9 +53,10 @@ public interface IObjectStore
 
     /// <summary>
     /// As <see cref="GetAsync(string, Stream, long, long?, CancellationToken)"/>, of exactly <paramref name="expected"/>:
-    /// throws ObjectMismatch (never mixes bytes) when the object was replaced by another version.
+    /// throws ObjectMismatch (never mixes bytes) when the object was replaced by another version. Returns the version that
+    /// answered as a HEAD would show it (ETag, version id, whole size, metadata), or null for an empty object.
     /// </summary>
-    Task GetAsync(string key, Stream destination, long offset, long? length, ObjectVersion expected, CancellationToken cancellationToken = default);
+    Task<ObjectInfo?> GetAsync(string key, Stream destination, long offset, long? length, ObjectVersion expected, CancellationToken cancellationToken = default);
 
     /// <summary>
     /// Copies an object inside the bucket (server side) if the source is still <paramref name="expected"/>

@@ -254,6 +254,29 @@ internal sealed class BucketSync(
     }
 
     /// <summary>
+    /// Whether a stub's open may let its recall be its fileSync check, one GET where a HEAD and a GET were (issue 13): the
+    /// check is due, the stub stands for its own key, and its ETag is known, so the recall's GET (If-Match on that ETag) is
+    /// refused when the bucket holds another version, or none.
+    /// </summary>
+    public bool RecallCanCheck(FileEntry entry) =>
+        entry.State == FileState.Stubbed && !string.IsNullOrEmpty(entry.ETag)
+        && (entry.ObjectKey is not { } recorded || IsOwnKey(recorded, entry.Path))
+        && !_pathsChecked.IsFresh(entry.Path, clock.UtcNow, policy().UpdateWait);
+
+    /// <summary>
+    /// The recall that was a stub's check brought the stub's own version (path lock held): the path counts as checked, and
+    /// properties another site gave that version since are taken, as they are from a HEAD's answer.
+    /// </summary>
+    public void CheckedByRecallLocked(FileEntry entry, ObjectInfo? answer)
+    {
+        Checked(entry.Path);
+        if (answer is not null && entry.State == FileState.Cached && ObjectLayout.IsSameVersion(entry, answer))
+        {
+            FollowPropertiesLocked(entry, answer, entry.ObjectKey ?? KeyFor(entry.Path));
+        }
+    }
+
+    /// <summary>
     /// A clean file follows the bucket (path lock held): it becomes a stub of the bucket's version, the
     /// index first (a crash in between leaves a marked stub of another size that recovery keeps apart),
     /// and the kernel's caches of the old version are dropped before the caller's open returns.

@@ -37,6 +37,22 @@ public sealed partial class DriveEngine
         var denied = entry.State == FileState.Stubbed && treatment.Recall == RecallAction.Deny;
         if (treatment.FileSync == SyncAction.Sync && !denied)
         {
+            if (treatment.Recall == RecallAction.Hydrate && !(streaming && intent == OpenIntent.Read && entry.Size > MultipartThreshold) && _sync.RecallCanCheck(entry))
+            {
+                // One request where two were (issue 13): the recall's GET asks for the stub's own version (If-Match), so its
+                // answer is what a HEAD would have found. Another version there, or none, refuses it, and the HEAD below finds
+                // what happened and follows it, as before.
+                try
+                {
+                    var (recalled, answer) = await RecallAnsweredLockedAsync(entry, asCheck: true, cancellationToken);
+                    _sync.CheckedByRecallLocked(recalled, answer);
+                    return (recalled, null);
+                }
+                catch (GeoDriveException ex) when (ex.ErrorId is ErrorIds.ObjectMismatch or ErrorIds.ObjectNotFound)
+                {
+                    entry = _index.Get(entry.Path) ?? throw NotFound(entry.Path);
+                }
+            }
             entry = await _sync.SyncFileLockedAsync(entry, openElsewhere, cancellationToken);
         }
         if (entry.State != FileState.Stubbed || treatment.Recall == RecallAction.Hydrate)

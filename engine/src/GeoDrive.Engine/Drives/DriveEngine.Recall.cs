@@ -61,17 +61,26 @@ public sealed partial class DriveEngine
     public Task StopRecallsAsync() => Recalls.StopAsync();
 
     /// <summary>Recall with the path's lock already held: joins a recall in flight or starts one, and waits for its outcome.</summary>
-    private async Task<FileEntry> RecallLockedAsync(FileEntry entry, CancellationToken cancellationToken)
+    private async Task<FileEntry> RecallLockedAsync(FileEntry entry, CancellationToken cancellationToken) =>
+        (await RecallAnsweredLockedAsync(entry, asCheck: false, cancellationToken)).Entry;
+
+    /// <summary>
+    /// As <see cref="RecallLockedAsync"/>, with the version that answered its GETs (null when nothing was fetched). A recall
+    /// started <paramref name="asCheck"/> is the open's check of the bucket as well: a version replaced or deleted there
+    /// leaves the stub as it was, without an error event, for the open to ask about and follow.
+    /// </summary>
+    private async Task<(FileEntry Entry, ObjectInfo? Answer)> RecallAnsweredLockedAsync(FileEntry entry, bool asCheck, CancellationToken cancellationToken)
     {
         var started = false;
         if (!Recalls.TryGet(entry.Path, out var session))
         {
             if (entry.State != FileState.Stubbed)
             {
-                return entry;
+                return (entry, null);
             }
             RefuseWithoutRoom(entry);
             session = StartRecallLocked(entry, cancellationToken);
+            session.AsCheck = asCheck;
             started = true;
         }
         try
@@ -87,7 +96,7 @@ public sealed partial class DriveEngine
         {
             // The outcome (a failure) is recorded below, with the lock this caller holds.
         }
-        return FinishRecallLocked(session);
+        return (FinishRecallLocked(session), session.Answer);
     }
 
     /// <summary>
@@ -200,7 +209,7 @@ public sealed partial class DriveEngine
             {
                 if (entry is { State: FileState.Recalling })
                 {
-                    RecallFailedLocked(entry, key, ex, session.File);
+                    RecallFailedLocked(entry, key, ex, session.File, quiet: session.AsCheck && ex is GeoDriveException { ErrorId: ErrorIds.ObjectMismatch or ErrorIds.ObjectNotFound });
                 }
             }
             finally
@@ -259,9 +268,10 @@ public sealed partial class DriveEngine
     /// <summary>
     /// A recall that failed: the file is a clean stub again (partial bytes are never taken for its data), through the
     /// handle the recall opened, else by name. A cache file deleted before the recall opened it is not made again; its
-    /// delete, waiting for the lock, forgets the entry.
+    /// delete, waiting for the lock, forgets the entry. <paramref name="quiet"/>: a finding of the open's check, which the
+    /// open follows (a sync event says what changed), so no error event.
     /// </summary>
-    private void RecallFailedLocked(FileEntry entry, string key, Exception ex, SafeFileHandle? file)
+    private void RecallFailedLocked(FileEntry entry, string key, Exception ex, SafeFileHandle? file, bool quiet = false)
     {
         var localPath = LocalPath(entry.Path);
         if (file is not null)
@@ -280,9 +290,9 @@ public sealed partial class DriveEngine
                 // Deleted between the look and the open: as above.
             }
         }
-        entry.LastError = ex is OperationCanceledException ? entry.LastError : ex.Message;
+        entry.LastError = ex is OperationCanceledException || quiet ? entry.LastError : ex.Message;
         _life.Apply(entry, FileChange.RecallFailed);
-        if (ex is not OperationCanceledException)
+        if (ex is not OperationCanceledException && !quiet)
         {
             Record(DriveEventKind.Error, entry.Path, $"Recall failed: {ex.Message}", (ex as GeoDriveException)?.ErrorId ?? ErrorIds.StoreError);
         }

@@ -94,6 +94,15 @@ internal sealed class RecallSession
 
     public byte[]? Xxh128 { get; set; }
 
+    /// <summary>The version that answered the recall's GETs, with its metadata: what a HEAD of the object would have shown.</summary>
+    public ObjectInfo? Answer { get; set; }
+
+    /// <summary>
+    /// Started as the open's check of the bucket too (fileSync): its GET asked for the stub's own version, so a version
+    /// replaced or deleted there is a finding the open follows, not a failure to report.
+    /// </summary>
+    public bool AsCheck { get; set; }
+
     /// <summary>Set with the path's lock held, once the outcome is in the index.</summary>
     public bool Finished { get; set; }
 

@@ -177,7 +177,8 @@ internal sealed class Recaller(string drive, string cachePath, IObjectStore stor
             try
             {
                 // The last range is asked open-ended, so an object longer than recorded is noticed (its extra bytes are refused).
-                await store.GetAsync(session.Key, destination, start + present, last ? null : length - present, session.Version, cancellationToken);
+                var answer = await store.GetAsync(session.Key, destination, start + present, last ? null : length - present, session.Version, cancellationToken);
+                session.Answer ??= answer;
                 if (session.PresentOf(range) != length)
                 {
                     throw Mismatch(session.Path, session.Key);
