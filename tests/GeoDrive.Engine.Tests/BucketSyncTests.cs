@@ -485,13 +485,13 @@ public sealed class BucketSyncTests(S3ServerFixture s3) : IClassFixture<S3Server
         await Engine.StubAsync("budget.txt");
         // Another site's chmod and touch: a copy of the object onto itself with its properties replaced (ADR 0018).
         var head = (await _rig.Store.HeadAsync("budget.txt"))!;
+        var touched = new DateTimeOffset(2024, 5, 6, 7, 8, 9, TimeSpan.Zero);
         var metadata = new Dictionary<string, string>(head.Metadata)
         {
             [ObjectLayout.SiteKey] = "another-site",
-            [ObjectLayout.ModeKey] = Convert.ToString(0b110_000_000, 8),
+            [ObjectLayout.ModeKey] = "600",
+            [ObjectLayout.MtimeKey] = touched.UtcDateTime.ToString("O", System.Globalization.CultureInfo.InvariantCulture),
         };
-        var touched = new DateTimeOffset(2024, 5, 6, 7, 8, 9, TimeSpan.Zero);
-        metadata[ObjectLayout.MtimeKey] = ObjectLayout.MetadataFor(head.Metadata[ObjectLayout.Sha256Key], null, bytes.Length, touched, UnixFileMode.UserRead)[ObjectLayout.MtimeKey];
         metadata.Remove(PropertyMetadata.MtimeNsKey);
         await _rig.Store.CopyAsync("budget.txt", "budget.txt", new ObjectVersion(head.ETag, head.VersionId), metadata, null);
         _rig.Clock.Advance(UpdateWait);

@@ -209,7 +209,8 @@ public sealed partial class DriveEngine
             {
                 if (entry is { State: FileState.Recalling })
                 {
-                    RecallFailedLocked(entry, key, ex, session.File, quiet: session.AsCheck && ex is GeoDriveException { ErrorId: ErrorIds.ObjectMismatch or ErrorIds.ObjectNotFound });
+                    var finding = session.AsCheck && ex is GeoDriveException { ErrorId: ErrorIds.ObjectMismatch or ErrorIds.ObjectNotFound };
+                    RecallFailedLocked(entry, key, ex, session.File, quiet: finding);
                 }
             }
             finally
