@@ -1,3 +1,4 @@
+using System.Text;
 using Amazon.S3.Model;
 using GeoDrive.Core.Model;
 using GeoDrive.Core.Ports;
@@ -38,9 +39,11 @@ public sealed class ConditionalUploadTests(S3ServerFixture s3) : IClassFixture<S
     private Task PutRawAsync(string key, string content) =>
         _rig.S3.Client.PutObjectAsync(new PutObjectRequest { BucketName = _rig.Bucket, Key = key, ContentBody = content });
 
+    /// <summary>On a server not known to refuse a PUT over a version it does not name, the comparison's HEAD goes first.</summary>
     [Fact]
     public async Task A_version_another_site_writes_between_the_conflict_check_and_the_upload_is_kept_beside_the_local_one_moment_forced_by_a_hooked_store()
     {
+        _store.ComparesFirst = true;
         await _rig.WriteAsync("mine.txt", "base"u8.ToArray());
         await Engine.UploadAsync("mine.txt");
         await _rig.WriteAsync("mine.txt", "my edit"u8.ToArray());
@@ -53,6 +56,41 @@ public sealed class ConditionalUploadTests(S3ServerFixture s3) : IClassFixture<S
         Assert.Equal("my edit"u8.ToArray(), await _rig.ObjectBytesAsync(copy.Path));
         Assert.Equal("their edit"u8.ToArray(), await _rig.ReadAsync("mine.txt"));
         Assert.Contains(Engine.ReadEvents(kind: DriveEventKind.Conflict), e => e.Path == "mine.txt");
+    }
+
+    /// <summary>Issue 13: a changed file's PUT names the version it knew (If-Match), so another site's write just before it refuses it.</summary>
+    [Fact]
+    public async Task A_version_another_site_writes_just_before_a_changed_file_goes_up_is_kept_beside_the_local_one_moment_forced_by_a_hooked_store()
+    {
+        await _rig.WriteAsync("mine.txt", "base"u8.ToArray());
+        await Engine.UploadAsync("mine.txt");
+        await _rig.WriteAsync("mine.txt", "my edit"u8.ToArray());
+        _store.BeforePut("mine.txt", () => PutRawAsync("mine.txt", "their edit"));
+
+        await UploadUntilSettledAsync();
+
+        Assert.Equal("their edit"u8.ToArray(), await _rig.ObjectBytesAsync("mine.txt"));
+        var copy = Assert.Single(Engine.FindFiles("mine (conflict *).txt"));
+        Assert.Equal("my edit"u8.ToArray(), await _rig.ObjectBytesAsync(copy.Path));
+        Assert.Equal("their edit"u8.ToArray(), await _rig.ReadAsync("mine.txt"));
+        Assert.Contains(Engine.ReadEvents(kind: DriveEventKind.Conflict), e => e.Path == "mine.txt");
+    }
+
+    /// <summary>The version a changed file knew was deleted by another site just before its PUT: the edit goes up as a new object.</summary>
+    [Fact]
+    public async Task A_changed_file_whose_object_another_site_deleted_just_before_its_upload_goes_up_whole_moment_forced_by_a_hooked_store()
+    {
+        await _rig.WriteAsync("gone.txt", "base"u8.ToArray());
+        await Engine.UploadAsync("gone.txt");
+        await _rig.WriteAsync("gone.txt", "my edit"u8.ToArray());
+        _store.BeforePut("gone.txt", () => _rig.S3.Client.DeleteObjectAsync(_rig.Bucket, "gone.txt"));
+
+        await UploadUntilSettledAsync();
+
+        Assert.Equal("my edit"u8.ToArray(), await _rig.ObjectBytesAsync("gone.txt"));
+        Assert.Equal("my edit"u8.ToArray(), await _rig.ReadAsync("gone.txt"));
+        Assert.Empty(Engine.FindFiles("gone (conflict *).txt"));
+        Assert.DoesNotContain(Engine.ReadEvents(kind: DriveEventKind.Error), e => e.Path == "gone.txt");
     }
 
     [Fact]
@@ -69,19 +107,27 @@ public sealed class ConditionalUploadTests(S3ServerFixture s3) : IClassFixture<S
     }
 
     /// <summary>
-    /// Issue 13: a file this site never uploaded goes up in one request. Its PUT asks for a free key (the server
-    /// refuses it over another site's object, above), so no HEAD goes first; a file uploaded before is still compared.
+    /// Issue 13: a file goes up in one request, new or changed. Its PUT asks for a free key, or for the version the file
+    /// knew (the server refuses either over another site's object, above), so no HEAD goes first. On a server not known to
+    /// refuse them, the comparison's HEAD still goes first.
     /// </summary>
-    [Fact]
-    public async Task A_file_never_uploaded_goes_up_without_a_look_at_the_bucket_first_and_a_changed_one_is_compared()
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public async Task A_file_goes_up_without_a_look_at_the_bucket_first_new_or_changed_where_the_server_refuses_what_its_PUT_does_not_name(bool serverKnownToRefuse)
     {
-        await _rig.WriteAsync("fresh.txt", "first"u8.ToArray());
-        await UploadUntilSettledAsync();
-        await _rig.WriteAsync("fresh.txt", "second"u8.ToArray());
-        await UploadUntilSettledAsync();
+        _store.ComparesFirst = !serverKnownToRefuse;
+        foreach (var content in new[] { "first", "second", "third" })
+        {
+            await _rig.WriteAsync("fresh.txt", Encoding.UTF8.GetBytes(content));
+            // The write's open asked the bucket (updateWait 0s): only what the upload asks counts.
+            _store.ForgetHeads("fresh.txt");
+            await UploadUntilSettledAsync();
+        }
 
-        Assert.Equal([false, true], _store.PutsRightAfterAHead("fresh.txt"));
-        Assert.Equal("second"u8.ToArray(), await _rig.ObjectBytesAsync("fresh.txt"));
+        Assert.Equal(serverKnownToRefuse ? [false, false, false] : [true, true, true], _store.PutsRightAfterAHead("fresh.txt"));
+        Assert.Equal("third"u8.ToArray(), await _rig.ObjectBytesAsync("fresh.txt"));
+        Assert.Empty(Engine.FindFiles("fresh (conflict *).txt"));
     }
 
     [Fact]
@@ -123,10 +169,19 @@ public sealed class ConditionalUploadTests(S3ServerFixture s3) : IClassFixture<S
 
     /// <summary>
     /// The real store; once armed for a key, another site's write runs right after the engine's next HEAD of it, or
-    /// right before its next PUT of it. Notes of each PUT whether a HEAD of its key came right before it.
+    /// right before its next PUT of it. Notes of each PUT whether a HEAD of its key came right before it. With
+    /// <see cref="ComparesFirst"/> it answers as a server not known to refuse conditional PUTs would (its probe said no).
     /// </summary>
     private sealed class OtherSiteAtAMoment(IObjectStore inner) : ForwardingStore(inner)
     {
+        public bool ComparesFirst { get; set; }
+
+        public override async Task<bool> RefusesPutsOverTakenKeysAsync(string probeKey, CancellationToken cancellationToken = default) =>
+            !ComparesFirst && await base.RefusesPutsOverTakenKeysAsync(probeKey, cancellationToken);
+
+        public override async Task<bool> RefusesPutsOverOtherVersionsAsync(string probeKey, CancellationToken cancellationToken = default) =>
+            !ComparesFirst && await base.RefusesPutsOverOtherVersionsAsync(probeKey, cancellationToken);
+
         private readonly Dictionary<string, Func<Task>> _afterHead = new(StringComparer.Ordinal);
         private readonly Dictionary<string, Func<Task>> _beforePut = new(StringComparer.Ordinal);
         private readonly Dictionary<string, bool> _headedLast = new(StringComparer.Ordinal);
@@ -145,6 +200,14 @@ public sealed class ConditionalUploadTests(S3ServerFixture s3) : IClassFixture<S
             lock (_afterHead)
             {
                 _beforePut[key] = write;
+            }
+        }
+
+        public void ForgetHeads(string key)
+        {
+            lock (_afterHead)
+            {
+                _headedLast.Remove(key);
             }
         }
 

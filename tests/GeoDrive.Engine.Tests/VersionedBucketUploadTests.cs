@@ -69,6 +69,37 @@ public sealed class VersionedBucketUploadTests(CephS3Fixture ceph) : IClassFixtu
         Assert.Equal("this site's report"u8.ToArray(), await rig.ObjectBytesAsync(kept[0]));
     }
 
+    /// <summary>
+    /// Issue 13: a changed file's PUT names the version it knew (If-Match) without a HEAD first, where the probe found the
+    /// server refuses it over another. Versioning turned on later makes Ceph refuse every If-Match: the edit still goes up,
+    /// and another site's write is still kept beside the local one.
+    /// </summary>
+    [Fact]
+    public async Task Versioning_turned_on_while_the_drive_runs_still_takes_a_changed_file_and_keeps_another_site_s_version_of_it()
+    {
+        await using var rig = new DriveRig(ceph, SettleZero);
+        await rig.WriteAsync("notes.txt", "before versioning"u8.ToArray());
+        await rig.Engine.TickAsync();
+        await rig.Engine.WhenUploadsIdleAsync();
+        Assert.True(await rig.Store.RefusesPutsOverOtherVersionsAsync(".geodrive/write-probe"));
+
+        await KeepVersionsAsync(rig.Bucket);
+        await rig.WriteAsync("notes.txt", "my first edit"u8.ToArray());
+        await rig.Engine.TickAsync();
+        await rig.Engine.WhenUploadsIdleAsync();
+        Assert.True(rig.StateOf("notes.txt") == FileState.Cached, rig.Engine.GetFile("notes.txt")?.LastError);
+        Assert.Equal("my first edit"u8.ToArray(), await rig.ObjectBytesAsync("notes.txt"));
+
+        await ceph.Client.PutObjectAsync(new PutObjectRequest { BucketName = rig.Bucket, Key = "notes.txt", ContentBody = "their edit" });
+        await rig.WriteAsync("notes.txt", "my second edit"u8.ToArray());
+        await rig.Engine.TickAsync();
+        await rig.Engine.WhenUploadsIdleAsync();
+
+        Assert.Equal("their edit"u8.ToArray(), await rig.ObjectBytesAsync("notes.txt"));
+        var copy = Assert.Single(rig.Engine.FindFiles("notes (conflict *).txt"));
+        Assert.Equal("my second edit"u8.ToArray(), await rig.ObjectBytesAsync(copy.Path));
+    }
+
     [Fact]
     public async Task The_server_probes_leave_no_version_and_no_delete_marker_in_a_bucket_that_keeps_versions()
     {

@@ -174,7 +174,7 @@ public sealed class S3ObjectStoreTests(S3ServerFixture s3) : IClassFixture<S3Ser
         ConditionalPuts.RefusedOverAnotherVersionAsync(Store(threshold: 5 * MiB, partSize: 5 * MiB), size);
 
     [Fact]
-    public Task The_probe_finds_that_the_server_refuses_a_put_for_a_free_key_over_a_taken_one_and_leaves_nothing() =>
+    public Task The_probe_finds_that_the_server_refuses_a_put_for_a_free_key_over_a_taken_one_or_over_a_version_it_does_not_name_and_leaves_nothing() =>
         ConditionalPuts.ProbeFindsRefusalAsync(Store());
 
     [Fact]
@@ -299,7 +299,7 @@ public sealed class SignedS3Tests(CephS3Fixture ceph) : IClassFixture<CephS3Fixt
         }), size);
 
     [Fact]
-    public Task The_probe_finds_that_the_server_refuses_a_put_for_a_free_key_over_a_taken_one_and_leaves_nothing() =>
+    public Task The_probe_finds_that_the_server_refuses_a_put_for_a_free_key_over_a_taken_one_or_over_a_version_it_does_not_name_and_leaves_nothing() =>
         ConditionalPuts.ProbeFindsRefusalAsync(new S3ObjectStore(new S3StoreOptions
         {
             Endpoint = new Uri(ceph.Endpoint), Bucket = ceph.CreateBucket(), AccessKey = ceph.AccessKey, SecretKey = ceph.SecretKey,
@@ -444,8 +444,14 @@ internal static class ConditionalPuts
         var overNothing = await Assert.ThrowsAsync<GeoDriveException>(() => store.PutAsync("c.bin", new MemoryStream(S3ObjectStoreTests.Bytes(size, 4)), size,
             new Dictionary<string, string>(), null, PutCondition.Absent));
 
+        // A version named on a key that holds none (another site deleted it): refused too, and nothing written.
+        var overDeleted = await Assert.ThrowsAsync<GeoDriveException>(() => store.PutAsync("deleted.bin", new MemoryStream(S3ObjectStoreTests.Bytes(size, 7)), size,
+            new Dictionary<string, string>(), null, PutCondition.Matching(compared.ETag!)));
+
         Assert.Equal(ErrorIds.ObjectMismatch, overOld.ErrorId);
         Assert.Equal(ErrorIds.ObjectMismatch, overNothing.ErrorId);
+        Assert.Equal(ErrorIds.ObjectMismatch, overDeleted.ErrorId);
+        Assert.Null(await store.HeadAsync("deleted.bin"));
         Assert.Equal(S3ObjectStoreTests.Bytes(size, 2), await S3ObjectStoreTests.GetAsync(store, "c.bin"));
         Assert.Empty(await store.ListOpenMultipartUploadsAsync());
         // Over the version it did compare with, or on a free key, it goes.
@@ -456,16 +462,21 @@ internal static class ConditionalPuts
         Assert.NotEqual(theirs.ETag, (await store.HeadAsync("c.bin"))!.ETag);
     }
 
-    /// <summary>The probe answers true on a server that refuses a PUT for a free key over a taken one, asks once, and takes its key away.</summary>
+    /// <summary>
+    /// The probe answers true on a server that refuses a PUT for a free key over a taken one, and one over a version it does
+    /// not name; it asks once, and takes its key away.
+    /// </summary>
     public static async Task ProbeFindsRefusalAsync(S3ObjectStore owned)
     {
         using var store = owned;
 
         var first = await store.RefusesPutsOverTakenKeysAsync(".geodrive/write-probe");
         var again = await store.RefusesPutsOverTakenKeysAsync("elsewhere/write-probe");
+        var otherVersions = await store.RefusesPutsOverOtherVersionsAsync("elsewhere/write-probe");
 
         Assert.True(first);
         Assert.True(again);
+        Assert.True(otherVersions);
         Assert.Empty(await store.ListAsync("").ToListAsync());
     }
 }

@@ -19,6 +19,9 @@ public abstract class ForwardingStore(IObjectStore inner) : IObjectStore
     public virtual Task<bool> RefusesPutsOverTakenKeysAsync(string probeKey, CancellationToken cancellationToken = default) =>
         inner.RefusesPutsOverTakenKeysAsync(probeKey, cancellationToken);
 
+    public virtual Task<bool> RefusesPutsOverOtherVersionsAsync(string probeKey, CancellationToken cancellationToken = default) =>
+        inner.RefusesPutsOverOtherVersionsAsync(probeKey, cancellationToken);
+
     public Task<ObjectInfo> PutAsync(string key, Stream content, long length, IReadOnlyDictionary<string, string> metadata, CancellationToken cancellationToken = default) =>
         PutAsync(key, content, length, metadata, null, PutCondition.Any, cancellationToken);
 

@@ -5,6 +5,7 @@
 #   probe_start               makes the bucket, starts the service ($pid), adds the drive, mounted at $work/mnt
 #   probe_stop                removes the drive, stops the service, unmounts, removes $work (call it from a trap)
 # and the helpers s3, api, now, stub PATH; bench_ceph_start BYTES starts the benchmark's own Ceph RGW first.
+# The service is .artifacts/service's, or GEODRIVE_SERVICE_DIR's (a build of another commit, for an A/B).
 
 # A fresh Ceph RGW of the benchmark's own (port BENCH_S3_PORT, 7490; BENCH_CEPH_DIR) holding up to $1 bytes, after the
 # packages are installed and the service is built; sets endpoint, ak and sk. stop-ceph-s3.sh --wipe removes it.
@@ -33,7 +34,7 @@ probe_workspace() {
 
 probe_start() {
   s3 -X PUT "$endpoint/$bucket" >/dev/null
-  dotnet .artifacts/service/GeoDrive.Service.dll --socket "$sock" --home "$work/home" --tick 1s >"$work/service.log" 2>&1 &
+  dotnet "${GEODRIVE_SERVICE_DIR:-.artifacts/service}/GeoDrive.Service.dll" --socket "$sock" --home "$work/home" --tick 1s >"$work/service.log" 2>&1 &
   pid=$!
   for _ in $(seq 200); do [ -S "$sock" ] && break; sleep 0.1; done
   api -X POST http://geodrive/v1/drives -d "{\"name\":\"probe\",\"cachePath\":\"$work/cache\",\"mountPath\":\"$work/mnt\",\"endpoint\":\"$endpoint\",\"bucket\":\"$bucket\",\"accessKey\":\"$ak\",\"secretKey\":\"$sk\",\"policyPaths\":[\"$work/policy.yaml\"]}" >/dev/null

@@ -100,6 +100,13 @@ public sealed partial class S3ObjectStore : IObjectStore, IEndpointHealth, IDisp
                 $"The object '{key}' in bucket '{_options.Bucket}' changed (another site or tool wrote it) after this upload compared with it: nothing was overwritten.",
                 "Nothing to do: GeoDrive compares again and, when both changed, keeps both versions.", ex);
         }
+        catch (GeoDriveException ex) when (ex.ErrorId == ErrorIds.ObjectNotFound && sent.ETag is not null)
+        {
+            // AWS S3 answers a PUT under If-Match on a key that holds nothing with 404 (NoSuchKey): the version named is gone.
+            throw new GeoDriveException(ErrorIds.ObjectMismatch, ErrorKind.InvalidData,
+                $"The object '{key}' in bucket '{_options.Bucket}' was deleted (by another site or tool) after this upload compared with it: nothing was written.",
+                "Nothing to do: GeoDrive compares again and uploads the file as new.", ex);
+        }
         catch (GeoDriveException ex) when (!condition.IsAny && !ConditionalWritesRefused && ex.InnerException is AmazonS3Exception { ErrorCode: "NotImplemented" } && content.CanSeek)
         {
             // A server without conditional writes (501): uploads go on unconditioned, the conflict check's HEAD
@@ -151,10 +158,10 @@ public sealed partial class S3ObjectStore : IObjectStore, IEndpointHealth, IDisp
                 }
                 return client.PutObjectAsync(request, cancellationToken);
             }, cancellationToken);
-            if (condition.KeyFree && !_probedWithVersions && _refusesPutsOverTakenKeys == true && !string.IsNullOrEmpty(response.VersionId))
+            if (!condition.IsAny && !_probedWithVersions && _conditionalPuts is not null && !string.IsNullOrEmpty(response.VersionId))
             {
-                // Versioning was turned on after the probe: asked again before the next upload relies on the refusal.
-                _refusesPutsOverTakenKeys = null;
+                // Versioning was turned on after the probe: asked again before the next upload relies on a refusal.
+                _conditionalPuts = null;
             }
             // A single PUT answers with the object's ETag, the MD5 of its bytes: the caller checks it
             // against its own MD5, so no HEAD is needed (rclone pays one per file).
@@ -300,28 +307,36 @@ public sealed partial class S3ObjectStore : IObjectStore, IEndpointHealth, IDisp
     public Task DeleteAsync(string key, CancellationToken cancellationToken = default) =>
         OnAnyEndpointAsync(key, client => client.DeleteObjectAsync(new DeleteObjectRequest { BucketName = _options.Bucket, Key = key }, cancellationToken), cancellationToken);
 
+    /// <summary>What the write probe found the server refuses: a PUT for a free key over a taken one, a PUT over a version it did not name.</summary>
+    private sealed record ConditionalPuts(bool RefusesTakenKeys, bool RefusesOtherVersions);
+
     // The probe's answer once the server gave one (null until then: a probe the endpoint could not answer is asked again).
-    private bool? _refusesPutsOverTakenKeys;
+    private volatile ConditionalPuts? _conditionalPuts;
     // Whether the bucket kept versions when the probe ran: Ceph RGW ignores If-None-Match in a bucket that keeps versions.
     private volatile bool _probedWithVersions;
     private readonly SemaphoreSlim _probing = new(1, 1);
 
-    public async Task<bool> RefusesPutsOverTakenKeysAsync(string probeKey, CancellationToken cancellationToken = default)
+    public async Task<bool> RefusesPutsOverTakenKeysAsync(string probeKey, CancellationToken cancellationToken = default) =>
+        (await ProbeConditionalPutsAsync(probeKey, cancellationToken))?.RefusesTakenKeys == true && !ConditionalWritesRefused;
+
+    public async Task<bool> RefusesPutsOverOtherVersionsAsync(string probeKey, CancellationToken cancellationToken = default) =>
+        (await ProbeConditionalPutsAsync(probeKey, cancellationToken))?.RefusesOtherVersions == true && !ConditionalWritesRefused && !IfMatchRefused;
+
+    private async Task<ConditionalPuts?> ProbeConditionalPutsAsync(string probeKey, CancellationToken cancellationToken)
     {
-        if (_refusesPutsOverTakenKeys is { } known)
+        if (_conditionalPuts is { } known)
         {
-            return known && !ConditionalWritesRefused;
+            return known;
         }
         await _probing.WaitAsync(cancellationToken);
         try
         {
-            _refusesPutsOverTakenKeys ??= await ProbeKeyFreeWritesAsync(probeKey, cancellationToken);
-            return _refusesPutsOverTakenKeys.Value && !ConditionalWritesRefused;
+            return _conditionalPuts ??= await ProbeWritesAsync(probeKey, cancellationToken);
         }
         catch (GeoDriveException)
         {
             // Not answered (unreachable, denied): not relied on, and asked again next time.
-            return false;
+            return null;
         }
         finally
         {
@@ -329,33 +344,54 @@ public sealed partial class S3ObjectStore : IObjectStore, IEndpointHealth, IDisp
         }
     }
 
-    private async Task<bool> ProbeKeyFreeWritesAsync(string probeKey, CancellationToken cancellationToken)
+    /// <summary>
+    /// Writes the probe's key, then again under If-None-Match: * (must be refused), then again under If-Match on an ETag it
+    /// does not hold (must be refused), then under If-Match on the one it holds (must be taken: Ceph RGW refuses every
+    /// If-Match in a bucket that keeps versions). Only a server that refuses the first condition is asked the others.
+    /// </summary>
+    private async Task<ConditionalPuts> ProbeWritesAsync(string probeKey, CancellationToken cancellationToken)
     {
         var none = new Dictionary<string, string>();
         var written = new List<string?>();
+        Task<ObjectInfo> Write(PutCondition condition) =>
+            PutOnceAsync(probeKey, new MemoryStream([], writable: false), 0, none, null, condition, null, cancellationToken);
         try
         {
-            var first = await PutOnceAsync(probeKey, new MemoryStream([], writable: false), 0, none, null, PutCondition.Any, null, cancellationToken);
+            var first = await Write(PutCondition.Any);
             written.Add(first.VersionId);
             _probedWithVersions = first.VersionId is not null;
-            try
+            if (!await RefusedAsync(() => Write(PutCondition.Absent), written))
             {
-                written.Add((await PutOnceAsync(probeKey, new MemoryStream([], writable: false), 0, none, null, PutCondition.Absent, null, cancellationToken)).VersionId);
-                // Written over a key that held an object: the condition is ignored.
-                return false;
+                return new ConditionalPuts(false, false);
             }
-            catch (GeoDriveException ex) when (ex.ErrorId == ErrorIds.ObjectMismatch)
+            // An ETag no object has (the MD5 of one byte this probe never writes): the key holds the empty object's.
+            if (string.IsNullOrEmpty(first.ETag) || !await RefusedAsync(() => Write(PutCondition.Matching("93b885adfe0da089cdf634904fd59f71")), written))
             {
-                return true;
+                return new ConditionalPuts(true, false);
             }
-            catch (GeoDriveException ex) when (ex.InnerException is AmazonS3Exception { ErrorCode: "NotImplemented" })
-            {
-                return false;
-            }
+            return new ConditionalPuts(true, !await RefusedAsync(() => Write(PutCondition.Matching(first.ETag)), written));
         }
         finally
         {
             await RemoveProbeAsync(probeKey, written);
+        }
+    }
+
+    /// <summary>Whether the server refused the probe's conditional write (412); written over the key, or refusing conditions altogether (501): no.</summary>
+    private static async Task<bool> RefusedAsync(Func<Task<ObjectInfo>> write, List<string?> written)
+    {
+        try
+        {
+            written.Add((await write()).VersionId);
+            return false;
+        }
+        catch (GeoDriveException ex) when (ex.ErrorId == ErrorIds.ObjectMismatch)
+        {
+            return true;
+        }
+        catch (GeoDriveException ex) when (ex.InnerException is AmazonS3Exception { ErrorCode: "NotImplemented" })
+        {
+            return false;
         }
     }
 

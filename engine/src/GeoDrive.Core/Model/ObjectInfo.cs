@@ -40,5 +40,8 @@ public readonly record struct PutCondition(bool KeyFree, string? ETag)
     public static PutCondition Replacing(ObjectInfo? current) =>
         current is null ? Absent : string.IsNullOrEmpty(current.ETag) ? Any : new(false, current.ETag);
 
+    /// <summary>Only over the version with this ETag.</summary>
+    public static PutCondition Matching(string etag) => new(false, etag);
+
     public bool IsAny => !KeyFree && ETag is null;
 }

@@ -95,6 +95,16 @@ public interface IObjectStore
     Task<bool> RefusesPutsOverTakenKeysAsync(string probeKey, CancellationToken cancellationToken = default) => Task.FromResult(false);
 
     /// <summary>
+    /// Whether the server refuses a single PUT under If-Match when the key holds another version than the one named (412;
+    /// AWS S3 answers 404 where the key holds none), and takes it over the named one, as AWS S3, Ceph RGW (in a bucket
+    /// without versions) and moto do; found out by the probe of <see cref="RefusesPutsOverTakenKeysAsync"/>, asked only
+    /// where that one holds. False when the server wrote over the key, refused conditions, refuses If-Match even over the
+    /// version it names (Ceph RGW in a bucket that keeps versions), or could not be asked: then a caller that would rely on
+    /// the refusal looks first (HEAD).
+    /// </summary>
+    Task<bool> RefusesPutsOverOtherVersionsAsync(string probeKey, CancellationToken cancellationToken = default) => Task.FromResult(false);
+
+    /// <summary>
     /// Whether the server refuses a single PUT whose body does not match the SHA-256 it was signed with
     /// (x-amz-content-sha256), as AWS S3 and Ceph RGW do (XAmzContentSHA256Mismatch); found out once per store by a probe
     /// under <paramref name="probeKey"/> (one byte signed with the hash of none; deleted if the server took it). When

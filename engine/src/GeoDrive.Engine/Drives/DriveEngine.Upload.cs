@@ -121,39 +121,40 @@ public sealed partial class DriveEngine
                 ObjectInfo? head = null;
                 for (var attempt = 1; hashes.Length == local.Size; attempt++)
                 {
-                    BucketComparison compared;
-                    if (attempt == 1 && neverUploaded && whole is not null && await _store.RefusesPutsOverTakenKeysAsync(WriteProbeKey, cancellationToken))
+                    PutCondition condition;
+                    if (attempt == 1 && whole is not null && await PutIsItsOwnComparisonAsync(knownETag, neverUploaded, cancellationToken))
                     {
-                        // A file this site never uploaded goes in one request, not two (issue 13): its PUT asks for a
-                        // free key, which the server refuses when another site took it meanwhile; the comparison then
-                        // runs, as for any other file (docs/decisions/0014-conditional-uploads.md).
-                        compared = new BucketComparison(null, null, false);
+                        // One request, not two (issue 13): the PUT names what it may replace, the version this file knew or
+                        // a free key, and the server refuses it over anything else (another site's write); the comparison
+                        // then runs, as for any other file (docs/decisions/0014-conditional-uploads.md).
+                        condition = string.IsNullOrEmpty(knownETag) ? PutCondition.Absent : PutCondition.Matching(knownETag);
                     }
                     else
                     {
-                        compared = await CompareWithBucketAsync(path, key, knownETag, hashes.Sha256, generation, cancellationToken);
+                        var compared = await CompareWithBucketAsync(path, key, knownETag, hashes.Sha256, generation, cancellationToken);
                         // The bucket answered: whatever this upload ends in, files that waited only for it go now.
                         _uploads.EndpointAnswered();
-                    }
-                    if (compared.Kept is { } kept)
-                    {
-                        return kept;
-                    }
-                    if (compared.Deferred)
-                    {
-                        // Both changed, but the file cannot be moved aside now: nothing goes up over the other version.
-                        await FailUploadAsync(path, null, CancellationToken.None);
-                        return _index.Get(path) ?? throw NotFound(path);
+                        if (compared.Kept is { } kept)
+                        {
+                            return kept;
+                        }
+                        if (compared.Deferred)
+                        {
+                            // Both changed, but the file cannot be moved aside now: nothing goes up over the other version.
+                            await FailUploadAsync(path, null, CancellationToken.None);
+                            return _index.Get(path) ?? throw NotFound(path);
+                        }
+                        // Only over the version just compared with: one another site writes meanwhile fails the PUT.
+                        condition = PutCondition.Replacing(compared.Current);
                     }
                     try
                     {
-                        // Only over the version just compared with: one another site writes meanwhile fails the PUT.
-                        head = await PutComparedAsync(path, key, localPath, local, hashes, whole, generation, PutCondition.Replacing(compared.Current), cancellationToken);
+                        head = await PutComparedAsync(path, key, localPath, local, hashes, whole, generation, condition, cancellationToken);
                         break;
                     }
                     catch (GeoDriveException ex) when (ex.ErrorId == ErrorIds.ObjectMismatch && attempt < 3)
                     {
-                        // Written after the comparison: compare again (both changed now: both are kept).
+                        // Written after the comparison, or since the version this file knew: compare (both changed: both are kept).
                     }
                 }
                 return await FinishUploadAsync(path, key, generation, local, hashes, head, started, cancellationToken);
@@ -183,6 +184,15 @@ public sealed partial class DriveEngine
             throw;
         }
     }
+
+    /// <summary>
+    /// Whether a file's PUT can be its own comparison with the bucket: it names the version this file last knew (If-Match),
+    /// or, for a file never uploaded that knew none, a free key (If-None-Match: *), and the store found that its server
+    /// refuses such a PUT over anything else. Otherwise the comparison's HEAD goes first.
+    /// </summary>
+    private async Task<bool> PutIsItsOwnComparisonAsync(string? knownETag, bool neverUploaded, CancellationToken cancellationToken) =>
+        string.IsNullOrEmpty(knownETag) ? neverUploaded && await _store.RefusesPutsOverTakenKeysAsync(WriteProbeKey, cancellationToken)
+        : await _store.RefusesPutsOverOtherVersionsAsync(WriteProbeKey, cancellationToken);
 
     /// <summary>Sends the file's bytes under <paramref name="condition"/>; returns the object as the PUT's answer or a HEAD shows it.</summary>
     private async Task<ObjectInfo?> PutComparedAsync(string path, string key, string localPath, LocalFile local, FileHashes hashes, byte[]? whole, long generation, PutCondition condition, CancellationToken cancellationToken)
