@@ -39,33 +39,29 @@ public sealed class ConditionalUploadTests(S3ServerFixture s3) : IClassFixture<S
     private Task PutRawAsync(string key, string content) =>
         _rig.S3.Client.PutObjectAsync(new PutObjectRequest { BucketName = _rig.Bucket, Key = key, ContentBody = content });
 
-    /// <summary>On a server not known to refuse a PUT over a version it does not name, the comparison's HEAD goes first.</summary>
-    [Fact]
-    public async Task A_version_another_site_writes_between_the_conflict_check_and_the_upload_is_kept_beside_the_local_one_moment_forced_by_a_hooked_store()
+    /// <summary>
+    /// Where the server is known to refuse a PUT over a version it does not name, a changed file's PUT is its own look at
+    /// the bucket (If-Match on the version it knew), and the other site writes right before it (issue 13); elsewhere the
+    /// comparison's HEAD goes first, and the other site writes right after it.
+    /// </summary>
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public async Task A_version_another_site_writes_between_the_conflict_check_and_the_upload_is_kept_beside_the_local_one_moment_forced_by_a_hooked_store(bool comparesFirst)
     {
-        _store.ComparesFirst = true;
+        _store.ComparesFirst = comparesFirst;
         await _rig.WriteAsync("mine.txt", "base"u8.ToArray());
         await Engine.UploadAsync("mine.txt");
         await _rig.WriteAsync("mine.txt", "my edit"u8.ToArray());
-        _store.After("mine.txt", () => PutRawAsync("mine.txt", "their edit"));
-
-        await UploadUntilSettledAsync();
-
-        Assert.Equal("their edit"u8.ToArray(), await _rig.ObjectBytesAsync("mine.txt"));
-        var copy = Assert.Single(Engine.FindFiles("mine (conflict *).txt"));
-        Assert.Equal("my edit"u8.ToArray(), await _rig.ObjectBytesAsync(copy.Path));
-        Assert.Equal("their edit"u8.ToArray(), await _rig.ReadAsync("mine.txt"));
-        Assert.Contains(Engine.ReadEvents(kind: DriveEventKind.Conflict), e => e.Path == "mine.txt");
-    }
-
-    /// <summary>Issue 13: a changed file's PUT names the version it knew (If-Match), so another site's write just before it refuses it.</summary>
-    [Fact]
-    public async Task A_version_another_site_writes_just_before_a_changed_file_goes_up_is_kept_beside_the_local_one_moment_forced_by_a_hooked_store()
-    {
-        await _rig.WriteAsync("mine.txt", "base"u8.ToArray());
-        await Engine.UploadAsync("mine.txt");
-        await _rig.WriteAsync("mine.txt", "my edit"u8.ToArray());
-        _store.BeforePut("mine.txt", () => PutRawAsync("mine.txt", "their edit"));
+        Func<Task> theirs = () => PutRawAsync("mine.txt", "their edit");
+        if (comparesFirst)
+        {
+            _store.After("mine.txt", theirs);
+        }
+        else
+        {
+            _store.BeforePut("mine.txt", theirs);
+        }
 
         await UploadUntilSettledAsync();
 
@@ -174,6 +170,11 @@ public sealed class ConditionalUploadTests(S3ServerFixture s3) : IClassFixture<S
     /// </summary>
     private sealed class OtherSiteAtAMoment(IObjectStore inner) : ForwardingStore(inner)
     {
+        private readonly Dictionary<string, Func<Task>> _afterHead = new(StringComparer.Ordinal);
+        private readonly Dictionary<string, Func<Task>> _beforePut = new(StringComparer.Ordinal);
+        private readonly Dictionary<string, bool> _headedLast = new(StringComparer.Ordinal);
+        private readonly Dictionary<string, List<bool>> _puts = new(StringComparer.Ordinal);
+
         public bool ComparesFirst { get; set; }
 
         public override async Task<bool> RefusesPutsOverTakenKeysAsync(string probeKey, CancellationToken cancellationToken = default) =>
@@ -181,11 +182,6 @@ public sealed class ConditionalUploadTests(S3ServerFixture s3) : IClassFixture<S
 
         public override async Task<bool> RefusesPutsOverOtherVersionsAsync(string probeKey, CancellationToken cancellationToken = default) =>
             !ComparesFirst && await base.RefusesPutsOverOtherVersionsAsync(probeKey, cancellationToken);
-
-        private readonly Dictionary<string, Func<Task>> _afterHead = new(StringComparer.Ordinal);
-        private readonly Dictionary<string, Func<Task>> _beforePut = new(StringComparer.Ordinal);
-        private readonly Dictionary<string, bool> _headedLast = new(StringComparer.Ordinal);
-        private readonly Dictionary<string, List<bool>> _puts = new(StringComparer.Ordinal);
 
         public void After(string key, Func<Task> write)
         {
