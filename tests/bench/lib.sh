@@ -1,11 +1,12 @@
-# Shared by the bench probes (memory.sh, streaming-recall.sh, full-sync.sh): the real service with one FUSE-mounted drive named
-# "probe", on a bucket of its own. Sourced, not run. Set endpoint, ak and sk first, then:
+# Shared by the bench probes (memory.sh, streaming-recall.sh, full-sync.sh, stub-opens.sh, rewrites.sh): the real service
+# with one FUSE-mounted drive named "probe", on a bucket of its own. Sourced, not run. Set endpoint, ak and sk first, then:
 #   probe_workspace NAME      a work folder ($work: cache, mnt, home; $sock) and a bucket name ($bucket)
 #   (write the drive's policy to $work/policy.yaml)
 #   probe_start               makes the bucket, starts the service ($pid), adds the drive, mounted at $work/mnt
 #   probe_stop                removes the drive, stops the service, unmounts, removes $work (call it from a trap)
 # and the helpers s3, api, now, stub PATH; bench_ceph_start BYTES starts the benchmark's own Ceph RGW first.
-# The service is .artifacts/service's, or GEODRIVE_SERVICE_DIR's (a build of another commit, for an A/B).
+# The service is .artifacts/service's, or GEODRIVE_SERVICE_DIR's (a build of another commit, for an A/B); probe_service_build
+# publishes this checkout's into .artifacts/service first (a no-op when nothing changed) unless GEODRIVE_SERVICE_DIR is set.
 
 # A fresh Ceph RGW of the benchmark's own (port BENCH_S3_PORT, 7490; BENCH_CEPH_DIR) holding up to $1 bytes, after the
 # packages are installed and the service is built; sets endpoint, ak and sk. stop-ceph-s3.sh --wipe removes it.
@@ -18,6 +19,10 @@ bench_ceph_start() {
   endpoint=http://127.0.0.1:$S3_PORT
   ak=${S3_ACCESS_KEY:-test}
   sk=${S3_SECRET_KEY:-testsecret}
+}
+
+probe_service_build() {
+  [ -n "${GEODRIVE_SERVICE_DIR:-}" ] || dotnet publish engine/src/GeoDrive.Service -c Release -o .artifacts/service -nologo -v q >/dev/null
 }
 
 s3() { curl -sSf --aws-sigv4 "aws:amz:us-east-1:s3" --user "$ak:$sk" -H "x-amz-content-sha256: UNSIGNED-PAYLOAD" "$@"; }

@@ -20,9 +20,8 @@ ak=${S3_ACCESS_KEY:-test}
 sk=${S3_SECRET_KEY:-testsecret}
 
 bash scripts/s3/start-ceph-s3.sh >/dev/null
-[ -f .artifacts/service/GeoDrive.Service.dll ] || dotnet publish engine/src/GeoDrive.Service -c Release -o .artifacts/service -nologo -v q
-
 source tests/bench/lib.sh
+probe_service_build
 probe_workspace streaming
 
 cat > "$work/policy.yaml" <<EOF

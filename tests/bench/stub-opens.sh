@@ -15,8 +15,8 @@ sk=${S3_SECRET_KEY:-testsecret}
 rgw=${S3_PORT:-7480} line=${DELAY_LINE_PORT:-7483}
 
 bash scripts/s3/start-ceph-s3.sh >/dev/null
-[ -f .artifacts/service/GeoDrive.Service.dll ] || dotnet publish engine/src/GeoDrive.Service -c Release -o .artifacts/service -nologo -v q
 source tests/bench/lib.sh
+probe_service_build
 python3 tests/bench/delay-line.py "$line" "$rgw" "$delay" & delay_pid=$!
 work=
 trap '[ -n "$work" ] && probe_stop; kill $delay_pid 2>/dev/null || true' EXIT
