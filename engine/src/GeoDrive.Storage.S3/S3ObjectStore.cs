@@ -104,7 +104,7 @@ public sealed partial class S3ObjectStore : IObjectStore, IEndpointHealth, IDisp
         {
             // AWS S3 answers a PUT under If-Match on a key that holds nothing with 404 (NoSuchKey): the version named is gone.
             throw new GeoDriveException(ErrorIds.ObjectMismatch, ErrorKind.InvalidData,
-                $"The object '{key}' in bucket '{_options.Bucket}' was deleted (by another site or tool) after this upload compared with it: nothing was written.",
+                $"The object '{key}' in bucket '{_options.Bucket}' was deleted (by another site or tool) before this upload could replace it: nothing was written.",
                 "Nothing to do: GeoDrive compares again and uploads the file as new.", ex);
         }
         catch (GeoDriveException ex) when (!condition.IsAny && !ConditionalWritesRefused && ex.InnerException is AmazonS3Exception { ErrorCode: "NotImplemented" } && content.CanSeek)
