@@ -4,7 +4,8 @@
 #   (write the drive's policy to $work/policy.yaml)
 #   probe_start               makes the bucket, starts the service ($pid), adds the drive, mounted at $work/mnt
 #   probe_stop                removes the drive, stops the service, unmounts, removes $work (call it from a trap)
-# and the helpers s3, api, now, stub PATH; bench_ceph_start BYTES starts the benchmark's own Ceph RGW first.
+# and the helpers s3, api, now, stub PATH; bench_ceph_start BYTES starts the benchmark's own Ceph RGW first;
+# probe_behind_delay_line MS uses the tests' RGW, straight and through a delay line.
 # The service is .artifacts/service's, or GEODRIVE_SERVICE_DIR's (a build of another commit, for an A/B); probe_service_build
 # publishes this checkout's into .artifacts/service first (a no-op when nothing changed) unless GEODRIVE_SERVICE_DIR is set.
 
@@ -23,6 +24,20 @@ bench_ceph_start() {
 
 probe_service_build() {
   [ -n "${GEODRIVE_SERVICE_DIR:-}" ] || dotnet publish engine/src/GeoDrive.Service -c Release -o .artifacts/service -nologo -v q >/dev/null
+}
+
+# The tests' Ceph RGW (started if needed), at $rgw straight and at $line through a delay line adding $1 ms each way of every
+# request (delay-line.py: this kernel has no sch_netem); this checkout's service built; the delay line and a probe drive
+# still up taken down at exit. Sets ak, sk, rgw, line and work.
+probe_behind_delay_line() {
+  ak=${S3_ACCESS_KEY:-test}
+  sk=${S3_SECRET_KEY:-testsecret}
+  rgw=${S3_PORT:-7480} line=${DELAY_LINE_PORT:-7483}
+  bash scripts/s3/start-ceph-s3.sh >/dev/null
+  probe_service_build
+  python3 tests/bench/delay-line.py "$line" "$rgw" "$1" & delay_pid=$!
+  work=
+  trap '[ -n "$work" ] && probe_stop; kill $delay_pid 2>/dev/null || true' EXIT
 }
 
 s3() { curl -sSf --aws-sigv4 "aws:amz:us-east-1:s3" --user "$ak:$sk" -H "x-amz-content-sha256: UNSIGNED-PAYLOAD" "$@"; }

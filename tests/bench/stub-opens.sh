@@ -10,16 +10,8 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1
 files=${1:-100} delay=${2:-10}
-ak=${S3_ACCESS_KEY:-test}
-sk=${S3_SECRET_KEY:-testsecret}
-rgw=${S3_PORT:-7480} line=${DELAY_LINE_PORT:-7483}
-
-bash scripts/s3/start-ceph-s3.sh >/dev/null
 source tests/bench/lib.sh
-probe_service_build
-python3 tests/bench/delay-line.py "$line" "$rgw" "$delay" & delay_pid=$!
-work=
-trap '[ -n "$work" ] && probe_stop; kill $delay_pid 2>/dev/null || true' EXIT
+probe_behind_delay_line "$delay"
 
 run() {
   endpoint=$1
