@@ -19,6 +19,9 @@ public abstract class ForwardingStore(IObjectStore inner) : IObjectStore
     public virtual Task<bool> RefusesPutsOverTakenKeysAsync(string probeKey, CancellationToken cancellationToken = default) =>
         inner.RefusesPutsOverTakenKeysAsync(probeKey, cancellationToken);
 
+    public virtual Task<bool?> RefusesConditionalWritesAsync(string probeKey, CancellationToken cancellationToken = default) =>
+        inner.RefusesConditionalWritesAsync(probeKey, cancellationToken);
+
     public virtual Task<bool> RefusesPutsOverOtherVersionsAsync(string probeKey, CancellationToken cancellationToken = default) =>
         inner.RefusesPutsOverOtherVersionsAsync(probeKey, cancellationToken);
 

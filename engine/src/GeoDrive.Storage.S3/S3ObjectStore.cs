@@ -317,7 +317,10 @@ public sealed partial class S3ObjectStore : IObjectStore, IEndpointHealth, IDisp
     private readonly SemaphoreSlim _probing = new(1, 1);
 
     public async Task<bool> RefusesPutsOverTakenKeysAsync(string probeKey, CancellationToken cancellationToken = default) =>
-        (await ProbeConditionalPutsAsync(probeKey, cancellationToken))?.RefusesTakenKeys == true && !ConditionalWritesRefused;
+        await RefusesConditionalWritesAsync(probeKey, cancellationToken) == true;
+
+    public async Task<bool?> RefusesConditionalWritesAsync(string probeKey, CancellationToken cancellationToken = default) =>
+        await ProbeConditionalPutsAsync(probeKey, cancellationToken) is { } found ? found.RefusesTakenKeys && !ConditionalWritesRefused : null;
 
     public async Task<bool> RefusesPutsOverOtherVersionsAsync(string probeKey, CancellationToken cancellationToken = default) =>
         (await ProbeConditionalPutsAsync(probeKey, cancellationToken))?.RefusesOtherVersions == true && !ConditionalWritesRefused && !IfMatchRefused;

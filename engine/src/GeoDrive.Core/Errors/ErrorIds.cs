@@ -54,6 +54,7 @@ public static class ErrorIds
     public const string CacheVolumeFull = "CacheVolumeFull";
     public const string PropertiesTrimmed = "PropertiesTrimmed";
     public const string PropertiesNotApplied = "PropertiesNotApplied";
+    public const string UploadsUnguarded = "UploadsUnguarded";
 
     // Scheduled recall jobs (issue 5)
     public const string InvalidCron = "InvalidCron";

@@ -95,6 +95,13 @@ public interface IObjectStore
     Task<bool> RefusesPutsOverTakenKeysAsync(string probeKey, CancellationToken cancellationToken = default) => Task.FromResult(false);
 
     /// <summary>
+    /// Whether the server refuses a write that would land over another version: <see cref="RefusesPutsOverTakenKeysAsync"/>,
+    /// unless a write since was answered that conditions are not implemented (501). Null until the probe got an answer, where
+    /// <see cref="RefusesPutsOverTakenKeysAsync"/> says false.
+    /// </summary>
+    Task<bool?> RefusesConditionalWritesAsync(string probeKey, CancellationToken cancellationToken = default) => Task.FromResult<bool?>(null);
+
+    /// <summary>
     /// Whether the server refuses a single PUT under If-Match when the key holds another version than the one named (412;
     /// AWS S3 answers 404 where the key holds none), and takes it over the named one, as AWS S3, Ceph RGW (in a bucket
     /// without versions) and moto do; found out by the probe of <see cref="RefusesPutsOverTakenKeysAsync"/>, asked only

@@ -98,6 +98,7 @@ public sealed partial class DriveEngine
         try
         {
             await RescueDisplacedStubAsync(key, path, cancellationToken);
+            await _unguarded.CheckAsync(cancellationToken);
             byte[]? whole = null;
             try
             {

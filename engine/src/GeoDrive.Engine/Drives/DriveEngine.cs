@@ -72,6 +72,7 @@ public sealed partial class DriveEngine : IAsyncDisposable
             path => LocalCopyReplaced?.Invoke(path), Record, _logger);
         _settler = new OwedChangeSettler(options, store, index, _life, _locks, _uploadLocks, _beingDeleted, _renamed, _owedChanges, () => _policy, () => SiteId,
             CopyFailedAsync, RenamedOntoTakenNameAsync, RescueDisplacedStubAsync, () => _uploads.EndpointAnswered(), Record, ChangeMade);
+        _unguarded = new UnguardedUploads(store, WriteProbeKey, (message, remedy) => Record(DriveEventKind.Error, null, $"{message} {remedy}", ErrorIds.UploadsUnguarded));
         _accessWaits = new AccessWaitStubbing(() => _policy, visit => _index.VisitByState(FileState.Cached, visit), _open.ContainsKey, StubAsync, Record, clock, options.TickBatchSize);
         _thresholds = new CacheThresholds(options.CacheVolume ?? new FolderVolume(options.CachePath), () => _policy,
             visit => _index.VisitByState(FileState.Cached, visit), _open.ContainsKey, StubAsync, Record);
@@ -96,6 +97,9 @@ public sealed partial class DriveEngine : IAsyncDisposable
 
     // Pays what the journal owes at each tick: deletes, copies of renamed files, sweeps of multipart uploads.
     private readonly OwedChangeSettler _settler;
+
+    // Told once when nothing keeps an upload from replacing another site's version unseen (no conditional writes, no versions).
+    private readonly UnguardedUploads _unguarded;
 
     // Stubbing by access wait: a scan when a Cached file can be due.
     private readonly AccessWaitStubbing _accessWaits;
