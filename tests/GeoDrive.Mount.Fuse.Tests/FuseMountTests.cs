@@ -92,6 +92,27 @@ public sealed class FuseMountTests(S3ServerFixture s3) : IClassFixture<S3ServerF
     }
 
     [Fact]
+    public async Task File_capabilities_are_refused_through_the_mount_and_never_reach_the_cache_file()
+    {
+        await File.WriteAllTextAsync(Mounted("tool"), "#!/bin/sh\n");
+
+        // What `setcap cap_net_raw+ep` writes: revision 2, effective, CAP_NET_RAW permitted.
+        var capability = Run("setfattr", "-n", "security.capability", "-v", "0x0100000200200000000000000000000000000000", Mounted("tool"));
+        var user = Run("setfattr", "-n", "user.note", "-v", "kept", Mounted("tool"));
+        var inCache = Run("getfattr", "-n", "security.capability", _rig.Local("tool"));
+
+        Assert.NotEqual(0, capability.ExitCode);
+        Assert.Contains("Operation not supported", capability.Errors, StringComparison.Ordinal);
+        Assert.NotEqual(0, inCache.ExitCode); // no such attribute on the cache file
+        Assert.Equal(0, user.ExitCode);
+        Assert.Equal("kept", Run("getfattr", "--only-values", "-n", "user.note", Mounted("tool")).Output);
+        // Under which the kernel ignores capabilities and set-id bits, whatever a mode from the bucket says.
+        var options = File.ReadLines("/proc/self/mountinfo").Select(l => l.Split(' ')).Single(f => f[4] == _mounted.Root)[5].Split(',');
+        Assert.Contains("nosuid", options);
+        Assert.Contains("nodev", options);
+    }
+
+    [Fact]
     public void A_name_that_is_not_utf8_is_refused_and_nothing_is_written_to_the_cache()
     {
         var touch = Run("bash", "-c", "touch \"$1\"/$'bad\\xff.txt'", "bash", _mounted.Root);

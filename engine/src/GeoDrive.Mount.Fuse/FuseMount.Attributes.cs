@@ -50,7 +50,7 @@ public sealed partial class FuseMount
         {
             return -Errno.ENOENT;
         }
-        if (IsEngineAttribute(name) && name != StateAttribute)
+        if ((IsEngineAttribute(name) && name != StateAttribute) || IsCapabilityAttribute(name))
         {
             return -Errno.ENODATA;
         }
@@ -97,7 +97,7 @@ public sealed partial class FuseMount
         }
         // The engine's own attributes on the cache file (a stub's mark) are not the application's to see.
         var all = Encoding.UTF8.GetString(names, 0, (int)length).Split('\0', StringSplitOptions.RemoveEmptyEntries)
-            .Where(n => !IsEngineAttribute(n))
+            .Where(n => !IsEngineAttribute(n) && !IsCapabilityAttribute(n))
             .SelectMany(n => Encoding.UTF8.GetBytes(n + "\0"))
             .ToArray();
         if (_drive.GetStateAttribute(path) is not null)
@@ -108,10 +108,20 @@ public sealed partial class FuseMount
     }
 
     internal int SetXAttr(string fusePath, string name, nint value, nuint size, int flags) =>
-        IsEngineAttribute(name) ? -Errno.EPERM : PropertyCall(fusePath, path => _cache.WithDescriptor(path, BeneathCache.ORdOnly, fd => LibC.FSetXAttr(fd, name, value, size, flags) == 0 ? 0 : LibC.NegativeErrno()));
+        IsEngineAttribute(name) ? -Errno.EPERM : IsCapabilityAttribute(name) ? -Errno.EOPNOTSUPP : PropertyCall(fusePath, path => _cache.WithDescriptor(path, BeneathCache.ORdOnly, fd => LibC.FSetXAttr(fd, name, value, size, flags) == 0 ? 0 : LibC.NegativeErrno()));
 
     internal int RemoveXAttr(string fusePath, string name) =>
         IsEngineAttribute(name) ? -Errno.EPERM : PropertyCall(fusePath, path => _cache.WithDescriptor(path, BeneathCache.ORdOnly, fd => LibC.FRemoveXAttr(fd, name) == 0 ? 0 : LibC.NegativeErrno()));
+
+    /// <summary>
+    /// File capabilities (security.capability) are not kept on a cloud drive: the mount is nosuid, under which the kernel
+    /// ignores them, and no object carries them (a stub recalled would have lost them). So none is set on a cache file
+    /// through the mount (setcap: "Operation not supported"), and the kernel's question before every write (whether it must
+    /// drop one) is answered at once, without the round of system calls a look at the cache file costs (docs/decisions.md).
+    /// </summary>
+    internal static bool IsCapabilityAttribute(string name) => name == "security.capability";
+
+    internal static bool IsCapabilityAttribute(ReadOnlySpan<byte> name) => name.SequenceEqual("security.capability"u8);
 
     /// <summary>user.geodrive.*: the state (read-only) and the engine's marks (hidden), never set or removed through the mount.</summary>
     private static bool IsEngineAttribute(string name) => name.StartsWith("user.geodrive.", StringComparison.Ordinal);

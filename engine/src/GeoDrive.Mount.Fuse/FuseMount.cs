@@ -112,8 +112,9 @@ public sealed partial class FuseMount : IDisposable
         // through one leaves the others: the kernel asks again at every lookup, or `rm REPORT.TXT; echo > Report.TXT`
         // would open a name the kernel still held as the deleted file (ENOENT) instead of creating it.
         var entryTimeout = _drive.NamesIgnoreCase ? "0" : timeout;
-        // default_permissions: the kernel checks modes and owners against what getattr returns.
-        var mountOptions = $"fsname=geodrive:{_options.DriveName},subtype=geodrive,default_permissions," +
+        // default_permissions: the kernel checks modes and owners against what getattr returns. nosuid and nodev (libfuse's
+        // defaults, said here): a mode or a file another site put in the bucket never runs with privileges here.
+        var mountOptions = $"fsname=geodrive:{_options.DriveName},subtype=geodrive,nosuid,nodev,default_permissions," +
                            $"attr_timeout={timeout},entry_timeout={entryTimeout},negative_timeout=0" +
                            (_runningAsRoot ? ",allow_other" : "");
         string[] arguments = ["geodrive", "-o", mountOptions];

@@ -162,6 +162,11 @@ internal static unsafe class FuseCallbacks
     [UnmanagedCallersOnly]
     private static int GetXAttr(byte* path, byte* name, byte* value, nuint size)
     {
+        if (FuseMount.IsCapabilityAttribute(MemoryMarshal.CreateReadOnlySpanFromNullTerminated(name)))
+        {
+            // Asked by the kernel before every write: answered without a path, a lookup or the cache file.
+            return -Errno.ENODATA;
+        }
         var attribute = Marshal.PtrToStringUTF8((nint)name) ?? "";
         return Dispatch(path, (m, p) => m.GetXAttr(p!, attribute, value, (int)size));
     }

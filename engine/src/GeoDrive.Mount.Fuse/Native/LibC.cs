@@ -124,6 +124,7 @@ internal static class Errno
     public const int ENOSYS = 38;
     public const int ENODATA = 61;
     public const int EILSEQ = 84;
+    public const int EOPNOTSUPP = 95;
     public const int ENOTCONN = 107;
     public const int ETIMEDOUT = 110;
     public const int EHOSTUNREACH = 113;
