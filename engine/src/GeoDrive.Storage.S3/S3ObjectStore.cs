@@ -317,10 +317,12 @@ public sealed partial class S3ObjectStore : IObjectStore, IEndpointHealth, IDisp
     private readonly SemaphoreSlim _probing = new(1, 1);
 
     public async Task<bool> RefusesPutsOverTakenKeysAsync(string probeKey, CancellationToken cancellationToken = default) =>
-        await RefusesConditionalWritesAsync(probeKey, cancellationToken) == true;
+        (await ProbeConditionalPutsAsync(probeKey, cancellationToken))?.RefusesTakenKeys == true && !ConditionalWritesRefused;
 
     public async Task<bool?> RefusesConditionalWritesAsync(string probeKey, CancellationToken cancellationToken = default) =>
-        await ProbeConditionalPutsAsync(probeKey, cancellationToken) is { } found ? found.RefusesTakenKeys && !ConditionalWritesRefused : null;
+        await ProbeConditionalPutsAsync(probeKey, cancellationToken) is { } found
+            ? found is { RefusesTakenKeys: true, RefusesOtherVersions: true } && !ConditionalWritesRefused && !IfMatchRefused
+            : null;
 
     public async Task<bool> RefusesPutsOverOtherVersionsAsync(string probeKey, CancellationToken cancellationToken = default) =>
         (await ProbeConditionalPutsAsync(probeKey, cancellationToken))?.RefusesOtherVersions == true && !ConditionalWritesRefused && !IfMatchRefused;

@@ -95,9 +95,9 @@ public interface IObjectStore
     Task<bool> RefusesPutsOverTakenKeysAsync(string probeKey, CancellationToken cancellationToken = default) => Task.FromResult(false);
 
     /// <summary>
-    /// Whether the server refuses a write that would land over another version: <see cref="RefusesPutsOverTakenKeysAsync"/>,
-    /// unless a write since was answered that conditions are not implemented (501). Null until the probe got an answer, where
-    /// <see cref="RefusesPutsOverTakenKeysAsync"/> says false.
+    /// Whether the server refuses every write that would land over another version, whether it asked for a free key or named
+    /// the version it replaces: <see cref="RefusesPutsOverTakenKeysAsync"/> and <see cref="RefusesPutsOverOtherVersionsAsync"/>
+    /// both. Null until the probe got an answer, where those two say false.
     /// </summary>
     Task<bool?> RefusesConditionalWritesAsync(string probeKey, CancellationToken cancellationToken = default) => Task.FromResult<bool?>(null);
 

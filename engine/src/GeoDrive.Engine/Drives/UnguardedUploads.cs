@@ -14,11 +14,8 @@ internal sealed class UnguardedUploads(IObjectStore store, string probeKey, Acti
 {
     private int _settled;
 
-    public const string Remedy =
+    private const string Remedy =
         "Turn versioning on for the bucket (S3: PutBucketVersioning, Status Enabled): a replaced version then stays in the bucket's history and Restore-CloudFile brings it back. Or serve the bucket from an S3 server that refuses conditional writes over another version (AWS S3, Ceph RGW, MinIO).";
-
-    /// <summary>True once the drive's uploads were found unguarded and an administrator was told.</summary>
-    public bool Said { get; private set; }
 
     public async Task CheckAsync(CancellationToken cancellationToken)
     {
@@ -33,7 +30,6 @@ internal sealed class UnguardedUploads(IObjectStore store, string probeKey, Acti
         }
         if (!keepsVersions)
         {
-            Said = true;
             warn(
                 "The S3 server does not refuse conditional writes (If-None-Match, If-Match) and this drive's bucket keeps no versions: a version another site or tool writes to an object in the moment between this site's look at it and its upload is replaced, and lost.",
                 Remedy);
