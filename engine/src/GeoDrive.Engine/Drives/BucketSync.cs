@@ -948,6 +948,7 @@ internal sealed class BucketSync(
         try
         {
             Directory.CreateDirectory(local);
+            GiveFolderMode(path);
             return true;
         }
         catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
@@ -955,6 +956,30 @@ internal sealed class BucketSync(
             Record(DriveEventKind.Error, path, $"The folder was not made in the cache: {ex.Message}", ErrorIds.CacheWriteFailed);
             return false;
         }
+    }
+
+    /// <summary>Folders made from the bucket's keys; their stubs' modes are set, not masked, the same way.</summary>
+    public const UnixFileMode FolderMode = UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.UserExecute
+        | UnixFileMode.GroupRead | UnixFileMode.GroupExecute | UnixFileMode.OtherRead | UnixFileMode.OtherExecute;
+
+    /// <summary>
+    /// Gives a folder just made from the bucket <see cref="FolderMode"/> (rwxr-xr-x), whatever the service's umask: under a
+    /// unit's UMask=0077 mkdir would have made it 0700, and no other user could enter it. Set through a descriptor opened
+    /// beneath the cache, so no link is followed.
+    /// </summary>
+    private void GiveFolderMode(string path)
+    {
+        if (OperatingSystem.IsWindows())
+        {
+            return;
+        }
+        var descriptor = BeneathCache.Open(options.CachePath, path, BeneathCache.ODirectory, 0);
+        if (descriptor < 0)
+        {
+            throw new IOException($"the folder could not be opened to set its mode (errno {-descriptor})");
+        }
+        using var folder = new Microsoft.Win32.SafeHandles.SafeFileHandle(descriptor, ownsHandle: true);
+        File.SetUnixFileMode(folder, FolderMode);
     }
 
     /// <summary>
