@@ -26,15 +26,21 @@ probe_service_build() {
   [ -n "${GEODRIVE_SERVICE_DIR:-}" ] || dotnet publish engine/src/GeoDrive.Service -c Release -o .artifacts/service -nologo -v q >/dev/null
 }
 
-# The tests' Ceph RGW (started if needed), at $rgw straight and at $line through a delay line adding $1 ms each way of every
-# request (delay-line.py: this kernel has no sch_netem); this checkout's service built; the delay line and a probe drive
-# still up taken down at exit. Sets ak, sk, rgw, line and work.
-probe_behind_delay_line() {
+# The tests' Ceph RGW (started if needed) at port $rgw, and this checkout's service built. Sets ak, sk and rgw.
+probe_on_tests_rgw() {
   ak=${S3_ACCESS_KEY:-test}
   sk=${S3_SECRET_KEY:-testsecret}
-  rgw=${S3_PORT:-7480} line=${DELAY_LINE_PORT:-7483}
+  rgw=${S3_PORT:-7480}
   bash scripts/s3/start-ceph-s3.sh >/dev/null
   probe_service_build
+}
+
+# probe_on_tests_rgw, and the RGW also at $line through a delay line adding $1 ms each way of every request
+# (delay-line.py: this kernel has no sch_netem); the delay line and a probe drive still up taken down at exit.
+# Sets ak, sk, rgw, line and work.
+probe_behind_delay_line() {
+  probe_on_tests_rgw
+  line=${DELAY_LINE_PORT:-7483}
   python3 tests/bench/delay-line.py "$line" "$rgw" "$1" & delay_pid=$!
   work=
   trap '[ -n "$work" ] && probe_stop; kill $delay_pid 2>/dev/null || true' EXIT
@@ -59,6 +65,9 @@ probe_start() {
   for _ in $(seq 200); do [ -S "$sock" ] && break; sleep 0.1; done
   api -X POST http://geodrive/v1/drives -d "{\"name\":\"probe\",\"cachePath\":\"$work/cache\",\"mountPath\":\"$work/mnt\",\"endpoint\":\"$endpoint\",\"bucket\":\"$bucket\",\"accessKey\":\"$ak\",\"secretKey\":\"$sk\",\"policyPaths\":[\"$work/policy.yaml\"]}" >/dev/null
 }
+
+# The probe drive's service's CPU so far, in clock ticks (utime + stime).
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$pid/stat"; }
 
 probe_stop() {
   api -X DELETE "http://geodrive/v1/drives/probe" >/dev/null 2>&1 || true

@@ -14,8 +14,6 @@ files=${1:-300} delay=${2:-10} rounds=${3:-2}
 source tests/bench/lib.sh
 probe_behind_delay_line "$delay"
 
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$pid/stat"; }
-
 # Writes every file with 16 writers (new random bytes each time), then waits until the drive reports them all Cached.
 write_all() {
   python3 - "$work/mnt/files" "$files" <<'PY'

@@ -12,10 +12,8 @@ cd "$(dirname "$0")/../.."
 export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1
 writes=${1:-20000} blocks=${2:-"4 128"} rounds=${3:-2}
 source tests/bench/lib.sh
-ak=${S3_ACCESS_KEY:-test} sk=${S3_SECRET_KEY:-testsecret}
-bash scripts/s3/start-ceph-s3.sh >/dev/null
-probe_service_build
-endpoint=http://127.0.0.1:${S3_PORT:-7480}
+probe_on_tests_rgw
+endpoint=http://127.0.0.1:$rgw
 probe_workspace writes
 trap 'probe_stop' EXIT
 cat > "$work/policy.yaml" <<YAML
@@ -28,7 +26,6 @@ spec:
 YAML
 probe_start
 mkdir -p "$work/mnt/projects/2026/scans"
-cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$pid/stat"; }
 timed_writes() {
   python3 - "$1" "$writes" "$2" <<'PY'
 import os, sys, time

@@ -319,13 +319,12 @@ public sealed partial class S3ObjectStore : IObjectStore, IEndpointHealth, IDisp
     public async Task<bool> RefusesPutsOverTakenKeysAsync(string probeKey, CancellationToken cancellationToken = default) =>
         (await ProbeConditionalPutsAsync(probeKey, cancellationToken))?.RefusesTakenKeys == true && !ConditionalWritesRefused;
 
+    // The probe asks about other versions only where the server refused a PUT over a taken key: RefusesOtherVersions implies both.
     public async Task<bool?> RefusesConditionalWritesAsync(string probeKey, CancellationToken cancellationToken = default) =>
-        await ProbeConditionalPutsAsync(probeKey, cancellationToken) is { } found
-            ? found is { RefusesTakenKeys: true, RefusesOtherVersions: true } && !ConditionalWritesRefused && !IfMatchRefused
-            : null;
+        await ProbeConditionalPutsAsync(probeKey, cancellationToken) is { } found ? found.RefusesOtherVersions && !ConditionalWritesRefused && !IfMatchRefused : null;
 
     public async Task<bool> RefusesPutsOverOtherVersionsAsync(string probeKey, CancellationToken cancellationToken = default) =>
-        (await ProbeConditionalPutsAsync(probeKey, cancellationToken))?.RefusesOtherVersions == true && !ConditionalWritesRefused && !IfMatchRefused;
+        await RefusesConditionalWritesAsync(probeKey, cancellationToken) == true;
 
     private async Task<ConditionalPuts?> ProbeConditionalPutsAsync(string probeKey, CancellationToken cancellationToken)
     {

@@ -98,7 +98,6 @@ public sealed partial class DriveEngine
         try
         {
             await RescueDisplacedStubAsync(key, path, cancellationToken);
-            await _unguarded.CheckAsync(cancellationToken);
             byte[]? whole = null;
             try
             {
@@ -132,6 +131,8 @@ public sealed partial class DriveEngine
                     }
                     else
                     {
+                        // Compared first, then PUT: only the server's refusal of a write over another version closes the moment between.
+                        await _unguarded.CheckAsync(cancellationToken);
                         var compared = await CompareWithBucketAsync(path, key, knownETag, hashes.Sha256, generation, cancellationToken);
                         // The bucket answered: whatever this upload ends in, files that waited only for it go now.
                         _uploads.EndpointAnswered();

@@ -7,7 +7,8 @@ namespace GeoDrive.Engine.Drives;
 /// site or tool wrote: the server does not refuse conditional writes (the store's write probe, or a 501 since) and the bucket
 /// keeps no versions. An upload then looks at the bucket (HEAD) and PUTs without a condition the server would check; a version
 /// written between the two is replaced, and with no versions kept nothing brings it back (docs/decisions/0029-unguarded-uploads.md).
-/// Asked before each upload until it has been said or the bucket was found to keep versions; once the probe has answered, an ask
+/// Asked before each upload that compares first (where the PUT is its own comparison, the server refuses), until it has
+/// been said or the bucket was found to keep versions; once the probe has answered, an ask
 /// is answered from the store's memory, with no request.
 /// </summary>
 internal sealed class UnguardedUploads(IObjectStore store, string probeKey, Action<string, string> warn)
