@@ -240,10 +240,20 @@ internal sealed class EndpointSilence(S3StoreOptions options)
     }
 }
 
-/// <summary>The SDK's HTTP clients for one endpoint: a pooled handler with the connect timeout and connection limit, behind the idle watch.</summary>
+/// <summary>
+/// The HTTP client of one endpoint, the SDK's and the store's own requests' (<see cref="DirectRequests"/>): one pool of
+/// connections with the connect timeout and connection limit, behind the idle watch.
+/// </summary>
 internal sealed class IdleTimeoutHttpClientFactory(S3StoreOptions options, EndpointSilence silence) : HttpClientFactory
 {
-    public override HttpClient CreateHttpClient(IClientConfig clientConfig)
+    private readonly Lazy<HttpClient> _client = new(() => NewClient(options, silence));
+
+    /// <summary>The one client: the SDK disposes it with its own client (the store's).</summary>
+    public HttpClient Client => _client.Value;
+
+    public override HttpClient CreateHttpClient(IClientConfig clientConfig) => _client.Value;
+
+    private static HttpClient NewClient(S3StoreOptions options, EndpointSilence silence)
     {
         var sockets = new SocketsHttpHandler
         {

@@ -4,8 +4,11 @@ using Amazon.S3;
 namespace GeoDrive.Storage.S3;
 
 /// <summary>One endpoint URL of a drive and its client, with its health.</summary>
-internal sealed class S3Endpoint(Uri url, AmazonS3Client client, EndpointSilence silence)
+internal sealed class S3Endpoint(Uri url, AmazonS3Client client, HttpClient http, EndpointSilence silence)
 {
+    /// <summary>The HTTP client under <see cref="Client"/>, for the requests the store signs itself (<see cref="DirectRequests"/>).</summary>
+    public HttpClient Http { get; } = http;
+
     /// <summary>Known to hold requests without answering (a frozen endpoint); see <see cref="IdleTimeoutHandler"/>.</summary>
     public EndpointSilence Silence { get; } = silence;
 
@@ -39,7 +42,8 @@ internal sealed class S3EndpointPool : IDisposable
         _endpoints = options.AllEndpoints.Select(url =>
         {
             var silence = new EndpointSilence(options);
-            return new S3Endpoint(url, NewClient(url, options, silence), silence);
+            var http = new IdleTimeoutHttpClientFactory(options, silence);
+            return new S3Endpoint(url, NewClient(url, options, http), http.Client, silence);
         }).ToArray();
     }
 
@@ -105,10 +109,11 @@ internal sealed class S3EndpointPool : IDisposable
         foreach (var endpoint in _endpoints)
         {
             endpoint.Client.Dispose();
+            endpoint.Http.Dispose();
         }
     }
 
-    private static AmazonS3Client NewClient(Uri url, S3StoreOptions options, EndpointSilence silence) => new KnownPayloadClient(
+    private static AmazonS3Client NewClient(Uri url, S3StoreOptions options, IdleTimeoutHttpClientFactory http) => new KnownPayloadClient(
         new BasicAWSCredentials(options.AccessKey, options.SecretKey),
         new AmazonS3Config
         {
@@ -121,7 +126,7 @@ internal sealed class S3EndpointPool : IDisposable
             ConnectTimeout = options.ConnectTimeout,
             Timeout = options.RequestTimeout,
             // Our own handler: a request that moves nothing for IdleTimeout fails (a frozen endpoint).
-            HttpClientFactory = new IdleTimeoutHttpClientFactory(options, silence),
+            HttpClientFactory = http,
             // The SDK's standard mode: 5xx, SlowDown and throttling answers are retried with
             // exponential backoff and jitter; connection failures fail over to the next endpoint here.
             RetryMode = RequestRetryMode.Standard,

@@ -31,7 +31,14 @@ public sealed partial class S3ObjectStore : IObjectStore, IEndpointHealth, IDisp
         _options = options;
         _multipart = new MultipartTransfer(options.MultipartThreshold, options.PartSize, options.MultipartUploadThreads);
         _endpoints = new S3EndpointPool(options);
+        _direct = new DirectRequests(options);
     }
+
+    // The single PUT and the ranged GET signed and sent here, the SDK answering what they do not (docs/decisions/0030-own-requests-for-the-hot-path.md).
+    private readonly DirectRequests _direct;
+
+    /// <summary>How many requests the store's own signed path answered, not the SDK (tests).</summary>
+    internal long DirectAnswers => _direct.Answered;
 
     public string Bucket => _options.Bucket;
 
@@ -141,8 +148,13 @@ public sealed partial class S3ObjectStore : IObjectStore, IEndpointHealth, IDisp
             {
                 throw new IOException($"'{key}': the source gave {read} bytes where {length} were expected (the file changed while uploading).");
             }
-            var response = await OnAnyEndpointAsync(key, client =>
+            var response = await OnAnyEndpointAsync(key, async endpoint =>
             {
+                if (await _direct.TryPutAsync(endpoint.Http, endpoint.Url, key, new ArraySegment<byte>(buffer, 0, (int)length), metadata, condition, contentSha256, cancellationToken) is { } put)
+                {
+                    return put;
+                }
+                endpoint.Silence.ThrowIfSilent();
                 var body = new MemoryStream(buffer, 0, (int)length, writable: false);
                 // Signed with the caller's SHA-256 of these bytes when it has one (the SDK would hash them again); the server
                 // refuses a body that does not match it (see VerifiesPayloadChecksumsAsync).
@@ -156,7 +168,8 @@ public sealed partial class S3ObjectStore : IObjectStore, IEndpointHealth, IDisp
                 {
                     request.TagSet = tags;
                 }
-                return client.PutObjectAsync(request, cancellationToken);
+                var answer = await endpoint.Client.PutObjectAsync(request, cancellationToken);
+                return (answer.ETag, VersionId: NullIfEmpty(answer.VersionId));
             }, cancellationToken);
             if (!condition.IsAny && !_probedWithVersions && _conditionalPuts is not null && !string.IsNullOrEmpty(response.VersionId))
             {
@@ -165,7 +178,7 @@ public sealed partial class S3ObjectStore : IObjectStore, IEndpointHealth, IDisp
             }
             // A single PUT answers with the object's ETag, the MD5 of its bytes: the caller checks it
             // against its own MD5, so no HEAD is needed (rclone pays one per file).
-            return new ObjectInfo(key, length, response.ETag, _options.Time.GetUtcNow(), metadata, NullIfEmpty(response.VersionId));
+            return new ObjectInfo(key, length, response.ETag, _options.Time.GetUtcNow(), metadata, response.VersionId);
         }
         finally
         {
@@ -208,11 +221,12 @@ public sealed partial class S3ObjectStore : IObjectStore, IEndpointHealth, IDisp
         // Always a range, even for the whole object: without one the SDK checks the answer's MD5 against the
         // ETag in managed code (~25 ms of CPU per MB here, most of a recall's cost), while every caller
         // verifies the bytes itself (the recall by its SHA-256). An empty object refuses "bytes=0-" (416).
+        var range = length is { } l ? $"bytes={offset}-{offset + l - 1}" : $"bytes={offset}-";
         var request = new GetObjectRequest
         {
             BucketName = _options.Bucket,
             Key = key,
-            ByteRange = length is { } l ? new ByteRange(offset, offset + l - 1) : new ByteRange($"bytes={offset}-"),
+            ByteRange = new ByteRange(range),
         };
         // Pinned: each range of a recall comes from the one version it started with, or fails (412), so a
         // replaced object restarts the recall from its new version. The version id only when no ETag is known:
@@ -226,11 +240,17 @@ public sealed partial class S3ObjectStore : IObjectStore, IEndpointHealth, IDisp
             request.VersionId = expected.VersionId;
         }
         // Failover only until the answer starts: once bytes reached the destination, a retry would repeat them.
-        using var response = await OnAnyEndpointAsync(key, async client =>
+        using var response = await OnAnyEndpointAsync(key, async endpoint =>
         {
+            if (await _direct.TryGetAsync(endpoint.Http, endpoint.Url, key, range, expected, cancellationToken) is { } direct)
+            {
+                return new Answer(direct, await direct.Content.ReadAsStreamAsync(cancellationToken), AnsweredBy(key, direct));
+            }
+            endpoint.Silence.ThrowIfSilent();
             try
             {
-                return await client.GetObjectAsync(request, cancellationToken);
+                var sdk = await endpoint.Client.GetObjectAsync(request, cancellationToken);
+                return new Answer(sdk, sdk.ResponseStream, new ObjectInfo(key, WholeSize(sdk), sdk.ETag, Utc(sdk.LastModified), ReadMetadata(sdk.Metadata), NullIfEmpty(sdk.VersionId)));
             }
             catch (AmazonS3Exception ex) when (ex.StatusCode == System.Net.HttpStatusCode.RequestedRangeNotSatisfiable && offset == 0 && length is null)
             {
@@ -241,7 +261,7 @@ public sealed partial class S3ObjectStore : IObjectStore, IEndpointHealth, IDisp
         {
             return null;
         }
-        var answered = new ObjectInfo(key, WholeSize(response), response.ETag, Utc(response.LastModified), ReadMetadata(response.Metadata), NullIfEmpty(response.VersionId));
+        var answered = response.Object;
         var buffer = ArrayPool<byte>.Shared.Rent(1 << 20);
         try
         {
@@ -250,7 +270,7 @@ public sealed partial class S3ObjectStore : IObjectStore, IEndpointHealth, IDisp
                 int read;
                 try
                 {
-                    read = await response.ResponseStream.ReadAsync(buffer, cancellationToken);
+                    read = await response.Body.ReadAsync(buffer, cancellationToken);
                 }
                 catch (Exception ex) when (ex is IOException or HttpRequestException or AmazonServiceException)
                 {
@@ -294,12 +314,29 @@ public sealed partial class S3ObjectStore : IObjectStore, IEndpointHealth, IDisp
         }
     }
 
+    /// <summary>A GET's answer, from the SDK or the store's own request: what owns it, its body, and the object it describes.</summary>
+    private sealed record Answer(IDisposable Owner, Stream Body, ObjectInfo Object) : IDisposable
+    {
+        public void Dispose() => Owner.Dispose();
+    }
+
+    /// <summary>The object a ranged answer of the store's own GET describes.</summary>
+    private static ObjectInfo AnsweredBy(string key, HttpResponseMessage response) => new(
+        key,
+        WholeSize(DirectRequests.Header(response, "Content-Range"), response.Content.Headers.ContentLength ?? 0),
+        DirectRequests.Header(response, "ETag"),
+        response.Content.Headers.LastModified ?? DateTimeOffset.MinValue,
+        DirectRequests.Metadata(response),
+        NullIfEmpty(DirectRequests.Header(response, "x-amz-version-id")));
+
     /// <summary>The object's whole size from a ranged answer ("bytes 0-9/10"), else the answer's own length.</summary>
-    internal static long WholeSize(GetObjectResponse response) =>
-        response.ContentRange is { } range && range.LastIndexOf('/') is var slash and >= 0
+    internal static long WholeSize(GetObjectResponse response) => WholeSize(response.ContentRange, response.ContentLength);
+
+    private static long WholeSize(string? contentRange, long answerLength) =>
+        contentRange is { } range && range.LastIndexOf('/') is var slash and >= 0
             && long.TryParse(range.AsSpan(slash + 1), System.Globalization.NumberStyles.None, System.Globalization.CultureInfo.InvariantCulture, out var size)
             ? size
-            : response.ContentLength;
+            : answerLength;
 
     /// <summary>A key from a listing asked with EncodingType=url: AWS writes a space as '+' (a '+' as %2B), Ceph as %20.</summary>
     internal static string UrlDecoded(string key) => Uri.UnescapeDataString(key.Replace('+', ' '));
@@ -478,7 +515,10 @@ public sealed partial class S3ObjectStore : IObjectStore, IEndpointHealth, IDisp
     /// the request goes to the next one, so one stopped gateway never fails a transfer while another
     /// answers. Answers from a server (403, 404, 5xx after the SDK's own retries) are final here.
     /// </summary>
-    private async Task<T> OnAnyEndpointAsync<T>(string? key, Func<AmazonS3Client, Task<T>> call, CancellationToken cancellationToken)
+    private Task<T> OnAnyEndpointAsync<T>(string? key, Func<AmazonS3Client, Task<T>> call, CancellationToken cancellationToken) =>
+        OnAnyEndpointAsync(key, endpoint => call(endpoint.Client), cancellationToken);
+
+    private async Task<T> OnAnyEndpointAsync<T>(string? key, Func<S3Endpoint, Task<T>> call, CancellationToken cancellationToken)
     {
         GeoDriveException? unreachable = null;
         for (var attempt = 0; attempt < _endpoints.Count; attempt++)
@@ -494,7 +534,7 @@ public sealed partial class S3ObjectStore : IObjectStore, IEndpointHealth, IDisp
             }
             try
             {
-                var result = await S3Errors.GuardAsync(_options, endpoint.Url, key, () => call(endpoint.Client));
+                var result = await S3Errors.GuardAsync(_options, endpoint.Url, key, () => call(endpoint));
                 _endpoints.Succeeded(endpoint);
                 return result;
             }
