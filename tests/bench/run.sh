@@ -23,6 +23,25 @@ command -v gnuplot >/dev/null || { DEBIAN_FRONTEND=noninteractive apt-get instal
 bash scripts/build.sh >/dev/null
 dotnet build tests/bench/GeoDrive.Bench -c Release -o .artifacts/bench -nologo -v q -clp:ErrorsOnly
 
+# The benchmark's files (the datasets, GeoDrive's cache, rclone's VFS cache, downloads, the mounts) live on a journaled
+# ext4 volume of its own, a loop file made fresh per run, as a deployed cache would. This machine's root file system has
+# no journal, and ext4 without one checks each free inode it considers at a create for a recent delete
+# (recently_deleted, reading the inode table): that took half of the service's CPU per 10 KB upload, and every client
+# that creates files paid it (tests/bench/README.md). With --work DIR the run uses DIR as it is.
+work="" volume="" stop_s3=true
+for ((i = 1; i <= $#; i++)); do [ "${!i}" = --work ] && { j=$((i + 1)); work=${!j}; }; done
+if [ -z "$work" ]; then
+  work=/tmp/geodrive-bench volume=/tmp/geodrive-bench-volume.img
+  if mountpoint -q "$work"; then umount -l "$work"; fi
+  rm -rf "$work" "$volume" && mkdir -p "$work"
+  truncate -s 24G "$volume" && mkfs.ext4 -q -F -m 0 "$volume" && mount -o loop,discard "$volume" "$work"
+fi
+cleanup() {
+  eval "$stop_s3"
+  if [ -n "$volume" ]; then umount -l "$work" 2>/dev/null || true; rm -f "$volume"; fi
+}
+trap cleanup EXIT
+
 # One dataset at a time, each on a fresh server: the memstore OSD fills up over a whole full-scale run
 # (seen: "1 full osd" during the second dataset, which then hangs every PUT), as deleted objects are not
 # given back at once. The parts' CSVs are joined into one table and one plot per workload at the end.
@@ -43,7 +62,7 @@ for dataset in $datasets; do
   if [ "${BENCH_S3:-ceph}" = moto ]; then
     port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
     bash scripts/s3/start-moto.sh "$port" /tmp/geodrive-bench-moto.pid >/dev/null
-    trap 'bash scripts/s3/stop-moto.sh /tmp/geodrive-bench-moto.pid' EXIT
+    stop_s3="bash scripts/s3/stop-moto.sh /tmp/geodrive-bench-moto.pid"
     endpoint=http://127.0.0.1:$port; export S3_ACCESS_KEY=bench S3_SECRET_KEY=bench-secret
   else
     # Its own cluster, fresh, apart from the tests' one on 7480.
@@ -51,13 +70,13 @@ for dataset in $datasets; do
     export CEPH_S3_DIR=${BENCH_CEPH_DIR:-/tmp/geodrive-bench-ceph} S3_PORT=${BENCH_S3_PORT:-7490} MEMSTORE_BYTES=$((12 * 1024 * 1024 * 1024))
     export MON_PORT_V2=$((S3_PORT - 4180)) MON_PORT_V1=$((14289 - S3_PORT))
     bash scripts/s3/start-ceph-s3.sh --fresh >/dev/null
-    trap 'bash scripts/s3/stop-ceph-s3.sh --wipe >/dev/null 2>&1 || true' EXIT
+    stop_s3="bash scripts/s3/stop-ceph-s3.sh --wipe >/dev/null 2>&1 || true"
     endpoint=http://127.0.0.1:$S3_PORT; export S3_ACCESS_KEY=${S3_ACCESS_KEY:-test} S3_SECRET_KEY=${S3_SECRET_KEY:-testsecret}
   fi
   { echo "command: bash tests/bench/run.sh $*"; echo "server: ${BENCH_S3:-ceph} at $endpoint"; date -u; } > "$part/run.log"
   # A part that stops (the memstore OSD has held every PUT now and then: the harness gives up after 2 min) is left out
   # of the table, said so in run.log, and the run goes on with the next part on a fresh server.
-  if ! dotnet .artifacts/bench/GeoDrive.Bench.dll --endpoint "$endpoint" --service .artifacts/service/GeoDrive.Service.dll "$@" --datasets "$dataset" --round "$round" --out "$part" | tee -a "$part/run.log"; then
+  if ! dotnet .artifacts/bench/GeoDrive.Bench.dll --endpoint "$endpoint" --service .artifacts/service/GeoDrive.Service.dll --work "$work" "$@" --datasets "$dataset" --round "$round" --out "$part" | tee -a "$part/run.log"; then
     echo "part $dataset (round $round) stopped: left out of the table (its run.log says why)" | tee -a "$out/failed-parts.log"
   fi
   if [ "${BENCH_S3:-ceph}" = moto ]; then bash scripts/s3/stop-moto.sh /tmp/geodrive-bench-moto.pid; else bash scripts/s3/stop-ceph-s3.sh --wipe >/dev/null 2>&1 || true; fi
@@ -70,7 +89,7 @@ if [ -n "$probe" ]; then
   cat "$out/$probe.md" >> "$out/run.log"
   exit 0
 fi
-{ echo "command: bash tests/bench/run.sh $*"; echo "server: ${BENCH_S3:-ceph}, a fresh one per dataset"; echo "started: $started"; echo "finished: $(date -u)"; echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"; } > "$out/run.log"
+{ echo "command: bash tests/bench/run.sh $*"; echo "server: ${BENCH_S3:-ceph}, a fresh one per dataset"; echo "started: $started"; echo "finished: $(date -u)"; echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"; echo "files on: $work, $(findmnt -no FSTYPE,SOURCE -T "$work" | xargs)${volume:+ (a journaled loop volume)}"; } > "$out/run.log"
 [ -f "$out/failed-parts.log" ] && cat "$out/failed-parts.log" >> "$out/run.log"
 [ ${#parts[@]} -gt 0 ] || { echo "no part finished: no table"; exit 1; }
 for csv in "${parts[@]}"; do grep -E '^  (raw-sdk|rclone|geodrive) ' "$(dirname "$csv")/run.log" || true; done >> "$out/run.log"
