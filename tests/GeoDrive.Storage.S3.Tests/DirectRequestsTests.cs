@@ -143,5 +143,36 @@ public sealed class DirectRequestsTests(CephS3Fixture ceph) : IClassFixture<Ceph
         Assert.Equal("scan", Assert.Single(tags.Tagging).Value);
     }
 
+    /// <summary>
+    /// The caller's cancellation while the store's own GET waits for its answer is a cancellation, never EndpointUnreachable
+    /// (HttpClient's carries the socket's failure inside it; CI once saw a stopped recall reported as an unreachable endpoint).
+    /// Stand-in: a listener that accepts the connection and never answers, a fault no real server here produces on demand.
+    /// </summary>
+    [Fact]
+    public async Task A_cancelled_get_waiting_on_a_silent_server_is_a_cancellation_not_an_unreachable_endpoint()
+    {
+        using var silent = new System.Net.Sockets.TcpListener(System.Net.IPAddress.Loopback, 0);
+        silent.Start();
+        var held = new List<System.Net.Sockets.Socket>();
+        var accepting = Task.Run(async () =>
+        {
+            while (true)
+            {
+                held.Add(await silent.AcceptSocketAsync());
+            }
+        });
+        using var store = new S3ObjectStore(new S3StoreOptions
+        {
+            Endpoint = new Uri($"http://127.0.0.1:{((System.Net.IPEndPoint)silent.LocalEndpoint).Port}"), Bucket = "b",
+            AccessKey = ceph.AccessKey, SecretKey = ceph.SecretKey, MaxErrorRetry = 0, IdleTimeout = TimeSpan.FromMinutes(5),
+        });
+        using var stop = new CancellationTokenSource(TimeSpan.FromMilliseconds(300));
+
+        var ex = await Record.ExceptionAsync(() => store.GetAsync("k", Stream.Null, 0, 10, default, stop.Token));
+
+        Assert.IsAssignableFrom<OperationCanceledException>(ex);
+        held.ForEach(s => s.Dispose());
+    }
+
     private static string Sha256(byte[] bytes) => Convert.ToHexStringLower(SHA256.HashData(bytes));
 }

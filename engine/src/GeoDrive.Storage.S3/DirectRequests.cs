@@ -135,7 +135,13 @@ internal sealed class DirectRequests(S3StoreOptions options)
         {
             return await http.SendAsync(request, completion, cancellationToken);
         }
-        catch (Exception) when (!cancellationToken.IsCancellationRequested)
+        catch (Exception) when (cancellationToken.IsCancellationRequested)
+        {
+            // The caller's own cancellation, said as such: HttpClient's carries the socket's failure inside, which the store's
+            // errors would take for an unreachable endpoint.
+            throw new OperationCanceledException(cancellationToken);
+        }
+        catch (Exception)
         {
             // Unanswered (refused connection, reset, an idle endpoint): the SDK asks again, with its retries and failover.
             return null;
