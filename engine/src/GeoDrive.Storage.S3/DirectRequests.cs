@@ -31,9 +31,9 @@ internal sealed class DirectRequests(S3StoreOptions options)
         {
             return false;
         }
-        foreach (var segment in key.Split('/'))
+        foreach (var range in key.AsSpan().Split('/'))
         {
-            if (segment is "" or "." or "..")
+            if (key.AsSpan()[range] is "" or "." or "..")
             {
                 return false;
             }

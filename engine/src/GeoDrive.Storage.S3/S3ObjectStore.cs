@@ -222,23 +222,18 @@ public sealed partial class S3ObjectStore : IObjectStore, IEndpointHealth, IDisp
         // ETag in managed code (~25 ms of CPU per MB here, most of a recall's cost), while every caller
         // verifies the bytes itself (the recall by its SHA-256). An empty object refuses "bytes=0-" (416).
         var range = length is { } l ? $"bytes={offset}-{offset + l - 1}" : $"bytes={offset}-";
-        var request = new GetObjectRequest
+        // Pinned: each range of a recall comes from the one version it started with, or fails (412), so a
+        // replaced object restarts the recall from its new version. The version id only when no ETag is known:
+        // with it, a versioned bucket would go on serving the old version and the change would go unseen.
+        // Made only when the SDK is asked (the store's own GET answers nearly every range, pinned the same way).
+        GetObjectRequest SdkRequest() => new()
         {
             BucketName = _options.Bucket,
             Key = key,
             ByteRange = new ByteRange(range),
+            EtagToMatch = string.IsNullOrEmpty(expected.ETag) ? null : expected.ETag,
+            VersionId = string.IsNullOrEmpty(expected.ETag) && !string.IsNullOrEmpty(expected.VersionId) ? expected.VersionId : null,
         };
-        // Pinned: each range of a recall comes from the one version it started with, or fails (412), so a
-        // replaced object restarts the recall from its new version. The version id only when no ETag is known:
-        // with it, a versioned bucket would go on serving the old version and the change would go unseen.
-        if (!string.IsNullOrEmpty(expected.ETag))
-        {
-            request.EtagToMatch = expected.ETag;
-        }
-        else if (!string.IsNullOrEmpty(expected.VersionId))
-        {
-            request.VersionId = expected.VersionId;
-        }
         // Failover only until the answer starts: once bytes reached the destination, a retry would repeat them.
         using var response = await OnAnyEndpointAsync(key, async endpoint =>
         {
@@ -249,7 +244,7 @@ public sealed partial class S3ObjectStore : IObjectStore, IEndpointHealth, IDisp
             endpoint.Silence.ThrowIfSilent();
             try
             {
-                var sdk = await endpoint.Client.GetObjectAsync(request, cancellationToken);
+                var sdk = await endpoint.Client.GetObjectAsync(SdkRequest(), cancellationToken);
                 return new Answer(sdk, sdk.ResponseStream, new ObjectInfo(key, WholeSize(sdk), sdk.ETag, Utc(sdk.LastModified), ReadMetadata(sdk.Metadata), NullIfEmpty(sdk.VersionId)));
             }
             catch (AmazonS3Exception ex) when (ex.StatusCode == System.Net.HttpStatusCode.RequestedRangeNotSatisfiable && offset == 0 && length is null)
