@@ -56,13 +56,15 @@ public sealed class DscTests(S3ServerFixture s3) : ServiceTests
         var credentialFile = Path.Combine(Service.HomePath, "credentials", d.Name + ".json");
         var credentialWritten = File.GetLastWriteTimeUtc(credentialFile);
         var logLines = LogLines;
+        var policyEvents = PolicyEvents(d);
         var got = Ps.Invoke(Resource + "\n$r.Get()", d.Variables()).Single();
 
         Set(d);
 
         Assert.Equal(definitions, DrivesJson);
         Assert.Equal(credentialWritten, File.GetLastWriteTimeUtc(credentialFile));
-        Assert.Equal(logLines, LogLines);   // no policy event, no restart, no creation: the service heard nothing
+        Assert.Equal(policyEvents, PolicyEvents(d));   // no policy event, no restart ...
+        Assert.Equal(logLines, LogLines);   // ... no creation: the service heard nothing
         Assert.True(Test(d));
         Assert.Equal("Cached", StateOf(d, "a.txt"));
         Assert.Null(got.Properties["Credential"].Value);   // Get() never returns the secret
@@ -88,7 +90,7 @@ public sealed class DscTests(S3ServerFixture s3) : ServiceTests
 
         await File.WriteAllTextAsync(d.Mounted("now.skip"), "local only");
         Assert.Equal("Excluded", StateOf(d, "now.skip"));
-        Assert.Contains("(Set-CloudDrive)", Service.ReadLog(), StringComparison.Ordinal);
+        Assert.Contains(PolicyEvents(d), m => m.Contains("(Set-CloudDrive)", StringComparison.Ordinal));
     }
 
     [Fact]
@@ -307,6 +309,7 @@ public sealed class DscTests(S3ServerFixture s3) : ServiceTests
         var peerKeyFile = Path.Combine(Service.HomePath, "credentials", d.Name + "@peer.json");
         var keyWritten = File.GetLastWriteTimeUtc(peerKeyFile);
         var logLines = LogLines;
+        var policyEvents = PolicyEvents(d);
         Ps.Invoke(Resource + "\n$r.CaseInsensitive = $got.CaseInsensitive; $r.Peer = $got.Peer; $r.PeerListen = $got.PeerListen\n$r.Set()",
             new Dictionary<string, object?>(d.Variables()) { ["got"] = got });
         Assert.Empty(Ps.LastErrors);

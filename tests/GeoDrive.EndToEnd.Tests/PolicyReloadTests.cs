@@ -119,7 +119,8 @@ public sealed class PolicyReloadTests(S3ServerFixture s3) : ServiceTests
             .Single(e => ((string)e.Properties["Message"].Value).Contains("last good policy", StringComparison.Ordinal));
         Assert.Equal("PolicySyntax", started.Properties["ErrorId"].Value);
         Assert.Contains($"{d.PolicyPath}:", (string)started.Properties["Message"].Value, StringComparison.Ordinal);
-        Assert.Contains("PolicySyntax", Service.ReadLog(), StringComparison.Ordinal);
+        // The log line follows the event (the console logger writes on its own thread).
+        await DriveScenario.EventuallyAsync(() => Service.ReadLog().Contains("PolicySyntax", StringComparison.Ordinal), "the refusal in the service log", seconds: 10);
 
         // Repaired, with a change of its own: in force as after any save.
         await File.WriteAllTextAsync(d.PolicyPath, DriveScenario.Policy(settle: "0s", excludes: """[ "**/*.tmp", "**/*.other" ]"""));

@@ -32,4 +32,12 @@ public abstract class ServiceTests : IAsyncLifetime
     protected string StateOf(DriveScenario d, string path) =>
         Ps.Invoke("(Get-CloudFile -Drive $name -Path $p).State", new Dictionary<string, object?> { ["name"] = d.Name, ["p"] = path })
             .Single().ToString();
+
+    /// <summary>
+    /// The messages of the drive's Policy events, oldest first. Asserted instead of the service's console log,
+    /// whose lines reach the test after the cmdlet that caused them has returned.
+    /// </summary>
+    protected string[] PolicyEvents(DriveScenario d) =>
+        Ps.Invoke("Get-CloudDriveEvent -Drive $name -Kind Policy", new Dictionary<string, object?> { ["name"] = d.Name })
+            .Select(e => e.Properties["Message"].Value.ToString()!).Reverse().ToArray();
 }
