@@ -248,6 +248,7 @@ public sealed class StubAndRecallTests(S3ServerFixture s3) : IClassFixture<S3Ser
         var recall = rig.Hooks.Written.Skip(before).Where(w => w.Path == "small.bin").ToList();
         Assert.Equal([(FileState.Recalling, false), (FileState.Cached, false)], recall.Select(w => (w.State, w.Durable)));
         Assert.Equal(FileState.Cached, rig.StateOf("small.bin"));
+        await rig.Engine.RecallFlushes.WhenEmptyAsync();
         Assert.Null(GeoDrive.Engine.Files.StubMark.Read(rig.Local("small.bin")));
     }
 

@@ -46,9 +46,10 @@ internal sealed class CacheRecovery(
             if (local is null)
             {
                 // Gone from the cache while the service was down: forget it, keep its object (never guess a delete).
-                if (entry.State is FileState.Stubbed or FileState.Recalling && entry.ObjectKey is not null)
+                if (entry.State is FileState.Stubbed or FileState.Recalling or FileState.Cached && entry.ObjectKey is not null)
                 {
-                    // Or renamed on disk before the index heard of it: its marked file elsewhere is matched below.
+                    // Or renamed on disk before the index heard of it: its marked file elsewhere is matched below (a Cached
+                    // one's only while its recall's mark was still on: ADR 0031).
                     vanishedStubs.Add(entry);
                 }
                 life.Forget(entry.Path);
@@ -147,6 +148,11 @@ internal sealed class CacheRecovery(
                         StubMark.Write(options.CachePath, localPath, MarkFor(entry, stubKey));
                     }
                     renamed.Track(entry);
+                    break;
+                case FileState.Cached when StubMark.Read(localPath) is { Recalling: true } recalled:
+                    // Recorded Cached while its recall's bytes were still to be flushed (ADR 0031): kept only if they are the
+                    // object's, else a stub again, never a Cached file of whatever the crash left.
+                    KeepOrStubRecalled(entry, recalled, localPath, local.Value, report);
                     break;
                 default:
                     if (local.Value.Size != entry.Size || local.Value.ModifiedUtc != entry.ModifiedUtc)
@@ -281,6 +287,37 @@ internal sealed class CacheRecovery(
             // Never read through a link: the file is left to the repairs below, as before.
             return false;
         }
+    }
+
+    /// <summary>
+    /// A Cached file still marked by its recall: the crash came before its bytes were known to be on disk. Holding the
+    /// recorded hash, it stays Cached (flushed now, then unmarked); else it is the stub again, and bytes that are not the
+    /// placeholder's (written straight into the cache) are kept beside it. The object holds the bytes either way.
+    /// </summary>
+    private void KeepOrStubRecalled(FileEntry entry, StubMark mark, string localPath, LocalFile local, RecoveryReport report)
+    {
+        var key = entry.ObjectKey ?? KeyFor(entry.Path);
+        if (RecallFinishedOnDisk(entry, key, localPath, local))
+        {
+            using var handle = BeneathCache.OpenHandle(options.CachePath, localPath, FileMode.Open, FileAccess.Read);
+            RandomAccess.FlushToDisk(handle);
+            StubMark.Clear(handle);
+            report.RecallsKept++;
+            return;
+        }
+        life.Apply(entry, FileChange.Stubbed);
+        if (!mark.IsPlaceholder(local))
+        {
+            KeepBytesWrittenIntoStub(entry.Path, MarkFor(entry, key), local);
+            report.ChangedFound++;
+            return;
+        }
+        if (!ThroughLink(entry.Path))
+        {
+            LocalFile.MakeStub(options.CachePath, localPath, entry.Size, entry.ModifiedUtc, MarkFor(entry, key));
+        }
+        renamed.Track(entry);
+        report.StubsRepaired++;
     }
 
     private FileEntry StubFromMark(string path, StubMark mark) => new()

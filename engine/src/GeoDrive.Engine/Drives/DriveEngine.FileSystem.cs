@@ -101,72 +101,85 @@ public sealed partial class DriveEngine : IDriveFileSystem
         GuardInternal(path);
         using (await _locks.AcquireAsync(path, cancellationToken))
         {
-            var openElsewhere = !_open.TryAdd(path, 0);
-            var entry = _index.Get(path);
-            if (entry is null)
+            var decision = await OpenLockedAsync(path, caller, intent, streaming, cancellationToken);
+            if (intent != OpenIntent.Read && decision == OpenDecision.Local)
             {
-                return OpenDecision.Local;
+                // The application's bytes never go under a recall's mark: a recall's still to be flushed (one this open
+                // waited for included) is, first (ADR 0031).
+                _recallFlushes.SettleLocked(path);
             }
-            if (entry.State == FileState.Recalling)
-            {
-                if (streaming && intent == OpenIntent.Read && Recalls.IsRecalling(path))
-                {
-                    return OpenDecision.Recalling;
-                }
-                // A write or truncate waits for the recall in flight: no byte of the application's may be
-                // overwritten by a range still arriving (docs/decisions.md, issue 4).
-                try
-                {
-                    entry = await RecallLockedAsync(entry, cancellationToken);
-                }
-                catch (Exception ex) when (intent == OpenIntent.Truncate && ex is not OperationCanceledException && _index.Get(path) is { } stub)
-                {
-                    // The old bytes are thrown away anyway: the stub is overwritten below.
-                    entry = stub;
-                }
-                catch when (!openElsewhere)
-                {
-                    _open.TryRemove(path, out _);
-                    throw;
-                }
-            }
-            if (intent == OpenIntent.Truncate && entry.State is FileState.Stubbed or FileState.Cached)
-            {
-                // The application throws the old bytes away: nothing to recall, and the file is no
-                // longer what the bucket holds.
-                entry.DirtySinceUtc = _clock.UtcNow;
-                _life.Apply(entry, FileChange.Written);
-            }
-            else if (entry.State is FileState.Stubbed or FileState.Cached)
-            {
-                // fileSync, then recall, stream or deny by the caller's process rule (DriveEngine.ProcessRules.cs).
-                try
-                {
-                    (entry, var decision) = await OpenUnderProcessRuleAsync(entry, caller, intent, openElsewhere, streaming, cancellationToken);
-                    if (decision is { } answered)
-                    {
-                        return answered;
-                    }
-                }
-                catch when (!openElsewhere)
-                {
-                    _open.TryRemove(path, out _);
-                    throw;
-                }
-            }
-            var now = _clock.UtcNow;
-            if (entry.State is FileState.Dirty or FileState.Uploading or FileState.Excluded or FileState.Cached
-                && now - entry.LastAccessUtc < AccessTimeResolution)
-            {
-                // Nothing above changed it and its access time is current (a create is followed at once by this
-                // open; a recall above has just set it; a build opens one header many times a second): no index write.
-                return OpenDecision.Local;
-            }
-            entry.LastAccessUtc = now;
-            // Only the access time changed here (a recall or a sync above wrote its own state).
-            _life.Save(entry, deferred: true);
+            return decision;
+        }
+    }
+
+    /// <summary>The open, with the path's lock held.</summary>
+    private async ValueTask<OpenDecision> OpenLockedAsync(string path, Caller caller, OpenIntent intent, bool streaming, CancellationToken cancellationToken)
+    {
+        var openElsewhere = !_open.TryAdd(path, 0);
+        var entry = _index.Get(path);
+        if (entry is null)
+        {
             return OpenDecision.Local;
         }
+        if (entry.State == FileState.Recalling)
+        {
+            if (streaming && intent == OpenIntent.Read && Recalls.IsRecalling(path))
+            {
+                return OpenDecision.Recalling;
+            }
+            // A write or truncate waits for the recall in flight: no byte of the application's may be
+            // overwritten by a range still arriving (docs/decisions.md, issue 4).
+            try
+            {
+                entry = await RecallLockedAsync(entry, cancellationToken);
+            }
+            catch (Exception ex) when (intent == OpenIntent.Truncate && ex is not OperationCanceledException && _index.Get(path) is { } stub)
+            {
+                // The old bytes are thrown away anyway: the stub is overwritten below.
+                entry = stub;
+            }
+            catch when (!openElsewhere)
+            {
+                _open.TryRemove(path, out _);
+                throw;
+            }
+        }
+        if (intent == OpenIntent.Truncate && entry.State is FileState.Stubbed or FileState.Cached)
+        {
+            // The application throws the old bytes away: nothing to recall, and the file is no
+            // longer what the bucket holds.
+            entry.DirtySinceUtc = _clock.UtcNow;
+            _life.Apply(entry, FileChange.Written);
+        }
+        else if (entry.State is FileState.Stubbed or FileState.Cached)
+        {
+            // fileSync, then recall, stream or deny by the caller's process rule (DriveEngine.ProcessRules.cs).
+            try
+            {
+                (entry, var decision) = await OpenUnderProcessRuleAsync(entry, caller, intent, openElsewhere, streaming, cancellationToken);
+                if (decision is { } answered)
+                {
+                    return answered;
+                }
+            }
+            catch when (!openElsewhere)
+            {
+                _open.TryRemove(path, out _);
+                throw;
+            }
+        }
+        var now = _clock.UtcNow;
+        if (entry.State is FileState.Dirty or FileState.Uploading or FileState.Excluded or FileState.Cached
+            && now - entry.LastAccessUtc < AccessTimeResolution)
+        {
+            // Nothing above changed it and its access time is current (a create is followed at once by this
+            // open; a recall above has just set it; a build opens one header many times a second): no index write.
+            return OpenDecision.Local;
+        }
+        entry.LastAccessUtc = now;
+        // Only the access time changed here (a recall or a sync above wrote its own state).
+        _life.Save(entry, deferred: true);
+        return OpenDecision.Local;
     }
 
     /// <summary>Opens closer together than this do not rewrite a local file's last access (accessWait is minutes to days).</summary>
@@ -369,8 +382,8 @@ public sealed partial class DriveEngine : IDriveFileSystem
         // The index moves while no transition of a moving file (or of the file it replaces) is under way,
         // so none can write its entry back under the old name afterwards. Nobody else holds two path locks,
         // and these are taken in one order, so this cannot deadlock.
-        var held = EntriesAt(oldPath, isDirectory).Append(newPath).Distinct(StringComparer.Ordinal).Order(StringComparer.Ordinal)
-            .Select(path => _locks.AcquireAsync(path).GetAwaiter().GetResult()).ToList();
+        var paths = EntriesAt(oldPath, isDirectory).Append(newPath).Distinct(StringComparer.Ordinal).Order(StringComparer.Ordinal).ToList();
+        var held = paths.Select(path => _locks.AcquireAsync(path).GetAwaiter().GetResult()).ToList();
         int moved;
         string? replacedVersion = null;
         try
@@ -391,6 +404,8 @@ public sealed partial class DriveEngine : IDriveFileSystem
                     replacedVersion = replaced.ETag;
                 }
             }
+            // Recalled files still to be flushed are, before they move (or are replaced): what waits is known by its name (ADR 0031).
+            paths.ForEach(_recallFlushes.SettleLocked);
             // Before the index shows the new name, so no stub scan can find it without its open handles.
             MoveOpenPaths(oldPath, newPath);
             moved = _index.Rename(oldPath, newPath);
@@ -504,6 +519,8 @@ public sealed partial class DriveEngine : IDriveFileSystem
         }
         using (_locks.AcquireAsync(path).GetAwaiter().GetResult())
         {
+            // A recall's bytes still to be flushed are, before its new properties are recorded (ADR 0031).
+            _recallFlushes.SettleLocked(path);
             if (_index.Get(path) is not { State: FileState.Cached or FileState.Stubbed, Checksum: not null, ObjectKey: { } key } entry)
             {
                 // A folder, a file the engine does not know, or one whose next upload (or copy) carries its properties.

@@ -195,13 +195,16 @@ public sealed partial class DriveEngine
             {
                 entry.Checksum = Convert.ToHexStringLower(sha256);
             }
-            // On disk before the index says Cached and the mark goes: a power cut must not leave a "Cached" file of zeros.
             // Through the handle the bytes went in by (every byte is in, so the fetch opened it): a rename on disk the index
             // has not heard of yet moved the file, not its bytes.
             var handle = session.File!;
             FileProperties.SetTime(handle, FileTime.Exact(entry.ModifiedUtc, session.StubTime), path);
-            RandomAccess.FlushToDisk(handle);
-            StubMark.Clear(handle);
+            if (!ObjectLayout.IsOwnKey(Options.Prefix, key, path, Options.CaseInsensitive) || !StubMark.Supported)
+            {
+                // On disk before the index says Cached (or Dirty) and the mark goes: a power cut must not leave such a file of zeros.
+                RandomAccess.FlushToDisk(handle);
+                StubMark.Clear(handle);
+            }
         }
         catch (Exception ex)
         {
@@ -230,9 +233,15 @@ public sealed partial class DriveEngine
         entry.LastError = null;
         if (ObjectLayout.IsOwnKey(Options.Prefix, key, path, Options.CaseInsensitive))
         {
-            // Not waited for on disk (where stubs carry marks): the bytes are (fsynced above) and the mark is gone, and a
-            // restart that finds the file still recorded as a stub checks them against the recorded hash (CacheRecovery).
+            // Not waited for on disk (where stubs carry marks), and neither are its bytes: the file keeps its Recalling mark
+            // until the background has flushed them, and anything that would change it settles that first. A restart that
+            // finds the mark checks the bytes against the recorded hash (CacheRecovery;
+            // docs/decisions/0031-recall-flushed-after-its-answer.md). On Windows they were flushed above.
             _life.Apply(entry, FileChange.Recalled, deferred: StubMark.Supported);
+            if (StubMark.Supported)
+            {
+                FlushLater(path, session);
+            }
         }
         else
         {
@@ -247,6 +256,28 @@ public sealed partial class DriveEngine
         Record(DriveEventKind.Recall, path, $"Recalled {ByteSize.Format(entry.Size)} from '{key}'{(session.RangeCount > 1 ? $" in {session.RangeCount} ranges" : "")}.");
         session.Outcome.TrySetResult(entry);
         return entry;
+    }
+
+    /// <summary>
+    /// Hands the recall's handle to the background flush (the file's lock held); past <see cref="RecallFlushes.MaxPending"/>
+    /// files waiting, flushed here. A flush that fails leaves the file waiting, its mark in place: the recall's answer stands.
+    /// </summary>
+    private void FlushLater(string path, RecallSession session)
+    {
+        var handle = session.File!;
+        session.File = null;
+        _recallFlushes.Add(path, handle);
+        if (_recallFlushes.Count > RecallFlushes.MaxPending)
+        {
+            try
+            {
+                _recallFlushes.SettleLocked(path);
+            }
+            catch (IOException ex)
+            {
+                Record(DriveEventKind.Error, path, $"Recalled bytes could not be flushed to the cache volume ({ex.Message}); the file keeps its recall mark.", ErrorIds.CacheWriteFailed);
+            }
+        }
     }
 
     /// <summary>

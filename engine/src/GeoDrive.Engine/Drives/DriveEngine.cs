@@ -51,7 +51,10 @@ public sealed partial class DriveEngine : IAsyncDisposable
         LocalStubs = new SparseFileStubs(options.CachePath);
         _store = store;
         _index = index;
-        _life = new FileLife(index);
+        _recallFlushes = new RecallFlushes(_locks, (path, ex) => Record(DriveEventKind.Error, path,
+            $"Recalled bytes could not be flushed to the cache volume ({ex.Message}); the file keeps its recall mark, and a restart checks its bytes against the recorded checksum.",
+            ErrorIds.CacheWriteFailed));
+        _life = new FileLife(index, path => _recallFlushes.SettleLocked(path));
         _policy = policy;
         _uploadThreads = options.UploadConcurrency;
         _clock = clock;
@@ -120,11 +123,18 @@ public sealed partial class DriveEngine : IAsyncDisposable
     public Task WhenUploadsIdleAsync(CancellationToken cancellationToken = default) => _uploads.WhenIdleAsync(cancellationToken);
 
     /// <summary>Stops the upload workers: queued files stay Dirty in the index, uploads in flight are cancelled and go again at the next start.</summary>
-    public ValueTask DisposeAsync()
+    public async ValueTask DisposeAsync()
     {
         Metrics.Dispose();
-        return _uploads.DisposeAsync();
+        await _uploads.DisposeAsync();
+        await _recallFlushes.DisposeAsync();
     }
+
+    // Recalled files answered before their bytes were flushed: flushed in the background, settled before any change.
+    private readonly RecallFlushes _recallFlushes;
+
+    /// <summary>Tests: the recalled files whose flush is still to come.</summary>
+    internal RecallFlushes RecallFlushes => _recallFlushes;
 
     // Scheduled recall jobs (Register-CloudRecallJob, the policy's recallJobs): their own collaborator.
     private readonly RecallJobScheduler _recallJobs;

@@ -62,7 +62,10 @@ public enum FileChange
 /// decision on an old generation is dropped. Callers hold the file's path lock. Changes that keep the state
 /// (times, pin, attempts, a copied key) go through <see cref="Save"/>. See docs/architecture.md, "A file's life".
 /// </summary>
-public sealed class FileLife(IFileIndex index)
+/// <param name="index">The drive's index.</param>
+/// <param name="leavingCached">Told (the path's lock held) before a Cached file changes state or is forgotten: a recall's
+/// bytes still being flushed are settled first (docs/decisions/0031-recall-flushed-after-its-answer.md).</param>
+public sealed class FileLife(IFileIndex index, Action<string>? leavingCached = null)
 {
     // A write may meet any state: during a recall it moves the generation on, and the recall's end is then dropped.
     private static readonly FileState?[] AnyOrNone = [null, FileState.Dirty, FileState.Uploading, FileState.Cached, FileState.Stubbed, FileState.Recalling, FileState.Excluded];
@@ -113,6 +116,10 @@ public sealed class FileLife(IFileIndex index)
         {
             throw Refused(entry.Path, current?.State, change);
         }
+        if (current?.State == FileState.Cached && next != FileState.Cached)
+        {
+            leavingCached?.Invoke(entry.Path);
+        }
         if (BumpsGeneration(change))
         {
             entry.Generation = Math.Max(entry.Generation, current?.Generation ?? 0) + 1;
@@ -135,7 +142,11 @@ public sealed class FileLife(IFileIndex index)
     }
 
     /// <summary>Forgets a file's entry (its file was deleted, or it follows a delete in the bucket).</summary>
-    public bool Forget(string path) => index.Delete(path);
+    public bool Forget(string path)
+    {
+        leavingCached?.Invoke(path);
+        return index.Delete(path);
+    }
 
     private void Write(FileEntry entry, bool deferred)
     {

@@ -82,7 +82,22 @@ public sealed partial record StubMark(long Size, DateTimeOffset ModifiedUtc, str
             return null;
         }
         var buffer = new byte[4096];
-        var length = Native.LGetXAttr(localPath, Name, buffer, (nuint)buffer.Length);
+        return Parse(buffer, Native.LGetXAttr(localPath, Name, buffer, (nuint)buffer.Length));
+    }
+
+    /// <summary>The open file's mark, or null for a file that carries none (data) or one this version cannot read.</summary>
+    public static StubMark? Read(SafeFileHandle handle)
+    {
+        if (OperatingSystem.IsWindows())
+        {
+            return null;
+        }
+        var buffer = new byte[4096];
+        return Parse(buffer, FileProperties.Native.FGetXAttr(handle, Name, buffer, (nuint)buffer.Length));
+    }
+
+    private static StubMark? Parse(byte[] buffer, nint length)
+    {
         if (length <= 0)
         {
             return null;
