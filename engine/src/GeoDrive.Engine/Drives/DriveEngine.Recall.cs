@@ -275,10 +275,14 @@ public sealed partial class DriveEngine
             }
             catch (IOException ex)
             {
-                Record(DriveEventKind.Error, path, $"Recalled bytes could not be flushed to the cache volume ({ex.Message}); the file keeps its recall mark.", ErrorIds.CacheWriteFailed);
+                RecallFlushFailed(path, ex);
             }
         }
     }
+
+    private void RecallFlushFailed(string? path, Exception ex) => Record(DriveEventKind.Error, path,
+        $"Recalled bytes could not be flushed to the cache volume ({ex.Message}); the file keeps its recall mark, and a restart checks its bytes against the recorded checksum.",
+        ErrorIds.CacheWriteFailed);
 
     /// <summary>
     /// Whether a recall fetched the bytes its entry records: by XXH3-128 where it records one (beside the SHA-256 it had when

@@ -51,9 +51,7 @@ public sealed partial class DriveEngine : IAsyncDisposable
         LocalStubs = new SparseFileStubs(options.CachePath);
         _store = store;
         _index = index;
-        _recallFlushes = new RecallFlushes(_locks, (path, ex) => Record(DriveEventKind.Error, path,
-            $"Recalled bytes could not be flushed to the cache volume ({ex.Message}); the file keeps its recall mark, and a restart checks its bytes against the recorded checksum.",
-            ErrorIds.CacheWriteFailed));
+        _recallFlushes = new RecallFlushes(_locks, RecallFlushFailed);
         _life = new FileLife(index, path => _recallFlushes.SettleLocked(path));
         _policy = policy;
         _uploadThreads = options.UploadConcurrency;

@@ -19,11 +19,21 @@ internal sealed partial class RecallFlushes : IAsyncDisposable
     /// <summary>Files that may wait for the background at once; a recall beyond it settles its own file before it answers.</summary>
     public const int MaxPending = 256;
 
+    /// <summary>The background flushes once this many files wait, or <see cref="GatherFor"/> after the first of a batch.</summary>
+    public const int BatchSize = 128;
+
+    /// <summary>
+    /// How long the background gathers a batch: a syncfs per file cost the disk a journal commit and a cache flush each,
+    /// as the fsync did; one per batch costs one.
+    /// </summary>
+    public static readonly TimeSpan GatherFor = TimeSpan.FromMilliseconds(500);
+
     private readonly PathLocks _locks;
     private readonly Action<string?, Exception> _failed;
     private readonly Lock _gate = new();
     private readonly Dictionary<string, SafeFileHandle> _pending = new(StringComparer.Ordinal);
     private readonly SemaphoreSlim _wake = new(0);
+    private readonly SemaphoreSlim _batchFull = new(0);
     private readonly SemaphoreSlim _flushing = new(1, 1);
     private readonly CancellationTokenSource _stopping = new();
     private readonly Task _worker;
@@ -62,11 +72,17 @@ internal sealed partial class RecallFlushes : IAsyncDisposable
     public void Add(string path, SafeFileHandle handle)
     {
         SafeFileHandle? earlier;
+        int count;
         lock (_gate)
         {
             // None is expected (a file leaving Cached settles first); a recall of the same name after a rename onto it may.
             _pending.Remove(path, out earlier);
             _pending[path] = handle;
+            count = _pending.Count;
+        }
+        if (count == BatchSize)
+        {
+            _batchFull.Release();
         }
         if (earlier is not null)
         {
@@ -116,7 +132,7 @@ internal sealed partial class RecallFlushes : IAsyncDisposable
     }
 
     /// <summary>Flushes the bytes of an open recalled file and removes its Recalling mark; closes the handle.</summary>
-    public static void Settle(SafeFileHandle handle)
+    private static void Settle(SafeFileHandle handle)
     {
         RandomAccess.FlushToDisk(handle);
         ClearRecallingMark(handle);
@@ -227,6 +243,14 @@ internal sealed partial class RecallFlushes : IAsyncDisposable
             try
             {
                 await _wake.WaitAsync(stopping);
+                while (_batchFull.Wait(0))
+                {
+                    // A batch that filled while the last one was flushed: this one takes whatever waits now.
+                }
+                if (Count < BatchSize)
+                {
+                    await _batchFull.WaitAsync(GatherFor, stopping);
+                }
                 if (!Held)
                 {
                     await FlushAllAsync();
