@@ -116,14 +116,7 @@ public sealed class RecoveryTests(S3ServerFixture s3) : IClassFixture<S3ServerFi
     }
 
     /// <summary>A file of 8 KB written, uploaded and stubbed; returns its bytes.</summary>
-    private async Task<byte[]> StubbedAsync(string path, int seed)
-    {
-        var content = DriveRig.RandomBytes(8192, seed);
-        await _rig.WriteAsync(path, content);
-        await _rig.Engine.UploadAsync(path);
-        await _rig.Engine.StubAsync(path);
-        return content;
-    }
+    private Task<byte[]> StubbedAsync(string path, int seed) => _rig.StubbedAsync(path, 8192, seed);
 
     private List<string> CacheFiles() =>
         [.. Directory.EnumerateFiles(_rig.CachePath, "*", SearchOption.AllDirectories)

@@ -15,15 +15,7 @@ namespace GeoDrive.Engine.Tests;
 /// </summary>
 public sealed class StubMarkTests(S3ServerFixture s3) : IClassFixture<S3ServerFixture>
 {
-    private static async Task<byte[]> StubbedFileAsync(DriveRig rig, string path, int size, int seed)
-    {
-        var bytes = DriveRig.RandomBytes(size, seed);
-        await rig.WriteAsync(path, bytes);
-        await rig.Engine.UploadAsync(path);
-        await rig.Engine.StubAsync(path);
-        Assert.Equal(FileState.Stubbed, rig.StateOf(path));
-        return bytes;
-    }
+    private static Task<byte[]> StubbedFileAsync(DriveRig rig, string path, int size, int seed) => rig.StubbedAsync(path, size, seed);
 
     private static async Task SettleAsync(DriveRig rig)
     {

@@ -114,6 +114,16 @@ public sealed class DriveRig : IAsyncDisposable
         await Engine.ClosedAsync(path, Caller, modified: true);
     }
 
+    /// <summary>A file of random bytes written, uploaded and stubbed; returns its bytes.</summary>
+    public async Task<byte[]> StubbedAsync(string path, int size, int seed)
+    {
+        var content = RandomBytes(size, seed);
+        await WriteAsync(path, content);
+        await Engine.UploadAsync(path);
+        await Engine.StubAsync(path);
+        return StateOf(path) == FileState.Stubbed ? content : throw new InvalidOperationException($"{path} is {StateOf(path)}, not Stubbed");
+    }
+
     /// <summary>Opens and reads a file as an application would: the engine recalls a stub first.</summary>
     public async Task<byte[]> ReadAsync(string path)
     {
