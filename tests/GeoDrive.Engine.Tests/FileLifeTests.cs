@@ -142,4 +142,37 @@ public sealed class FileLifeTests : IDisposable
             Assert.Contains(states, s => FileLife.Next(s, change) is not null);
         }
     }
+
+    [Theory]
+    [InlineData(FileState.Cached, FileChange.Written, true)]
+    [InlineData(FileState.Cached, FileChange.Stubbed, true)]
+    [InlineData(FileState.Cached, FileChange.Excluded, true)]
+    [InlineData(FileState.Cached, FileChange.BucketChanged, true)]
+    [InlineData(FileState.Dirty, FileChange.Written, false)]
+    [InlineData(FileState.Stubbed, FileChange.RecallStarted, false)]
+    [InlineData(FileState.Recalling, FileChange.Recalled, false)]
+    public void A_Cached_file_is_told_before_it_leaves_Cached_and_only_then(FileState from, FileChange change, bool told)
+    {
+        var heard = new List<(string Path, FileState Then)>();
+        var life = new FileLife(_index, path => heard.Add((path, _index.Get(path)!.State)));
+        var entry = Indexed("a.bin", from);
+
+        life.Apply(entry, change);
+
+        // Before the write: a recall's flush settles while the index still says Cached (ADR 0031).
+        Assert.Equal(told ? [("a.bin", FileState.Cached)] : [], heard);
+    }
+
+    [Fact]
+    public void A_forgotten_file_is_told_before_its_entry_goes()
+    {
+        var heard = new List<(string Path, bool Indexed)>();
+        var life = new FileLife(_index, path => heard.Add((path, _index.Get(path) is not null)));
+        Indexed("gone.bin", FileState.Cached);
+
+        life.Forget("gone.bin");
+
+        Assert.Equal([("gone.bin", true)], heard);
+        Assert.Null(_index.Get("gone.bin"));
+    }
 }
