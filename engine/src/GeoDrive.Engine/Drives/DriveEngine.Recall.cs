@@ -258,26 +258,12 @@ public sealed partial class DriveEngine
         return entry;
     }
 
-    /// <summary>
-    /// Hands the recall's handle to the background flush (the file's lock held); past <see cref="RecallFlushes.MaxPending"/>
-    /// files waiting, flushed here. A flush that fails leaves the file waiting, its mark in place: the recall's answer stands.
-    /// </summary>
+    /// <summary>Hands the recall's handle to the background flush (the file's lock held): the recall's answer stands whatever the flush meets.</summary>
     private void FlushLater(string path, RecallSession session)
     {
         var handle = session.File!;
         session.File = null;
         _recallFlushes.Add(path, handle);
-        if (_recallFlushes.Count > RecallFlushes.MaxPending)
-        {
-            try
-            {
-                _recallFlushes.SettleLocked(path);
-            }
-            catch (IOException ex)
-            {
-                RecallFlushFailed(path, ex);
-            }
-        }
     }
 
     private void RecallFlushFailed(string? path, Exception ex) => Record(DriveEventKind.Error, path,

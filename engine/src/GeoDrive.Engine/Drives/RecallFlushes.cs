@@ -67,7 +67,8 @@ internal sealed partial class RecallFlushes : IAsyncDisposable
 
     /// <summary>
     /// Takes a recalled file's handle (its bytes all in and verified, the file's lock held by the caller) to flush in the
-    /// background. Past <see cref="MaxPending"/> files waiting, the caller settles it itself.
+    /// background. Past <see cref="MaxPending"/> files waiting, it is settled here and now; a flush that fails leaves it
+    /// waiting, its mark in place, and is told.
     /// </summary>
     public void Add(string path, SafeFileHandle handle)
     {
@@ -95,6 +96,18 @@ internal sealed partial class RecallFlushes : IAsyncDisposable
                 // The file it flushed is no longer at the name (another recall's is): nothing there to keep marked.
                 earlier.Dispose();
             }
+        }
+        if (count > MaxPending)
+        {
+            try
+            {
+                SettleLocked(path);
+            }
+            catch (IOException ex)
+            {
+                _failed(path, ex);
+            }
+            return;
         }
         if (_wake.CurrentCount == 0)
         {
