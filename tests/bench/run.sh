@@ -48,16 +48,22 @@ trap cleanup EXIT
 datasets=$(dotnet .artifacts/bench/GeoDrive.Bench.dll --list-datasets "$@")
 # A probe (--probe latency) is one part of its own, on one server.
 [ -n "$probe" ] && datasets=$probe
-# --rounds N measures every dataset N times, each time on a fresh server with the clients in turn (the harness starts
-# round r one client further on); the report gives medians over the rounds (tests/bench/README.md).
+# --rounds N measures every dataset N times; round r takes the clients in turn starting one client further on (the
+# harness's --list-clients), and the report gives medians over the rounds (tests/bench/README.md).
 [ -n "$probe" ] && rounds=1
+# Each client gets its own fresh server too: on one server the clients that went last found it slower (Ceph's memstore
+# holding the earlier clients' deleted objects), and that moved a large file's ratio from 0.52 to 2.76 between two
+# rounds of one build. A probe measures its clients side by side on one server.
+clients_in_turn() { if [ -n "$probe" ]; then echo all; else dotnet .artifacts/bench/GeoDrive.Bench.dll --list-clients "$@"; fi; }
 started=$(date -u)
 parts=()
 rm -f "$out/failed-parts.log"
 for round in $(seq 1 "$rounds"); do
 for dataset in $datasets; do
+for client in $(clients_in_turn "$@" --round "$round"); do
   part=$out/parts/$dataset
-  [ "$rounds" -gt 1 ] && part=$out/parts/$dataset-round$round
+  [ "$rounds" -gt 1 ] && part=$part-round$round
+  [ "$client" != all ] && part=$part-$client
   rm -rf "$part" && mkdir -p "$part"
   if [ "${BENCH_S3:-ceph}" = moto ]; then
     port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
@@ -74,13 +80,15 @@ for dataset in $datasets; do
     endpoint=http://127.0.0.1:$S3_PORT; export S3_ACCESS_KEY=${S3_ACCESS_KEY:-test} S3_SECRET_KEY=${S3_SECRET_KEY:-testsecret}
   fi
   { echo "command: bash tests/bench/run.sh $*"; echo "server: ${BENCH_S3:-ceph} at $endpoint"; date -u; } > "$part/run.log"
+  only=(); [ "$client" != all ] && only=(--clients "$client")
   # A part that stops (the memstore OSD has held every PUT now and then: the harness gives up after 2 min) is left out
   # of the table, said so in run.log, and the run goes on with the next part on a fresh server.
-  if ! dotnet .artifacts/bench/GeoDrive.Bench.dll --endpoint "$endpoint" --service .artifacts/service/GeoDrive.Service.dll --work "$work" "$@" --datasets "$dataset" --round "$round" --out "$part" | tee -a "$part/run.log"; then
-    echo "part $dataset (round $round) stopped: left out of the table (its run.log says why)" | tee -a "$out/failed-parts.log"
+  if ! dotnet .artifacts/bench/GeoDrive.Bench.dll --endpoint "$endpoint" --service .artifacts/service/GeoDrive.Service.dll --work "$work" "$@" --datasets "$dataset" "${only[@]}" --round "$round" --out "$part" | tee -a "$part/run.log"; then
+    echo "part $dataset (round $round, ${client/all/every client}) stopped: left out of the table (its run.log says why)" | tee -a "$out/failed-parts.log"
   fi
   if [ "${BENCH_S3:-ceph}" = moto ]; then bash scripts/s3/stop-moto.sh /tmp/geodrive-bench-moto.pid; else bash scripts/s3/stop-ceph-s3.sh --wipe >/dev/null 2>&1 || true; fi
   [ -f "$part/results.csv" ] && parts+=("$part/results.csv")
+done
 done
 done
 if [ -n "$probe" ]; then
@@ -89,7 +97,7 @@ if [ -n "$probe" ]; then
   cat "$out/$probe.md" >> "$out/run.log"
   exit 0
 fi
-{ echo "command: bash tests/bench/run.sh $*"; echo "server: ${BENCH_S3:-ceph}, a fresh one per dataset"; echo "started: $started"; echo "finished: $(date -u)"; echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"; echo "files on: $work, $(findmnt -no FSTYPE,SOURCE -T "$work" | xargs)${volume:+ (a journaled loop volume)}"; } > "$out/run.log"
+{ echo "command: bash tests/bench/run.sh $*"; echo "server: ${BENCH_S3:-ceph}, a fresh one per dataset, client and round"; echo "started: $started"; echo "finished: $(date -u)"; echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"; echo "files on: $work, $(findmnt -no FSTYPE,SOURCE -T "$work" | xargs)${volume:+ (a journaled loop volume)}"; } > "$out/run.log"
 [ -f "$out/failed-parts.log" ] && cat "$out/failed-parts.log" >> "$out/run.log"
 [ ${#parts[@]} -gt 0 ] || { echo "no part finished: no table"; exit 1; }
 for csv in "${parts[@]}"; do grep -E '^  (raw-sdk|rclone|geodrive) ' "$(dirname "$csv")/run.log" || true; done >> "$out/run.log"

@@ -23,6 +23,12 @@ if (args.Contains("--list-datasets"))
     Console.WriteLine(string.Join(' ', datasets.Select(d => d.Name)));
     return 0;
 }
+if (args.Contains("--list-clients"))
+{
+    // run.sh gives each client of a round a fresh server of its own, in this order.
+    Console.WriteLine(string.Join(' ', InTurn(options.Clients, options.Round)));
+    return 0;
+}
 var workloads = Workload.All.Where(w => options.Workloads is null || options.Workloads.Contains(w.Name)).ToList();
 Directory.CreateDirectory(options.Out);
 Console.WriteLine($"GeoDrive transfer benchmark: scale {options.Scale}, endpoint {options.Endpoint}, threads {string.Join('/', options.Threads)}, multipart threads {string.Join('/', options.MultipartThreads)}");
@@ -66,8 +72,8 @@ foreach (var threads in options.Threads)
             PartSize: 16L * 1024 * 1024, MultipartThreshold: 64L * 1024 * 1024);
         foreach (var dataset in datasets)
         {
-            // A round (run.sh --rounds: each on a fresh server) takes every client in turn, starting one client further on
-            // than the round before, so neither a slow minute of a shared machine nor going last lands on one client only.
+            // A round (run.sh --rounds) takes every client in turn, starting one client further on than the round before, so
+            // a slow minute of a shared machine does not land on one client only. run.sh runs one client per server.
             foreach (var clientName in InTurn(options.Clients, options.Round))
             {
                 await using var client = await CreateAsync(clientName, settings);
@@ -215,7 +221,7 @@ internal static class Report
         var text = new StringBuilder();
         if (rounds > 1)
         {
-            text.AppendLine(CultureInfo.InvariantCulture, $"{rounds} rounds, each on a fresh server with every client in turn: files/s and CPU are each client's median over the rounds; a ratio is the median of the rounds' ratios (GeoDrive's rate in a round over the peer's in the same round), with the lowest and highest in brackets.");
+            text.AppendLine(CultureInfo.InvariantCulture, $"{rounds} rounds, every client on a fresh server of its own, in turn: files/s and CPU are each client's median over the rounds; a ratio is the median of the rounds' ratios (GeoDrive's rate in a round over the peer's in the same round), with the lowest and highest in brackets.");
             text.AppendLine();
         }
         text.AppendLine("| dataset | workload | threads | raw-sdk files/s | rclone files/s | rclone-mount files/s | geodrive files/s | geodrive MB/s | geodrive/ceiling | geodrive/rclone | geodrive/rclone-mount | geodrive CPU s/1000 files | geodrive peak RSS MB |");
