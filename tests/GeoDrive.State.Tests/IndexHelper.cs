@@ -11,6 +11,7 @@ namespace GeoDrive.State.Tests;
 ///                         and auto-checkpoints happen while the test kills us;
 ///   deferred &lt;db&gt; &lt;count&gt; PutDeferred entries "f/..." in batches of 10, each batch followed by
 ///                         one durable Put "marker/..." (the acknowledgement covers the batch);
+///   deferred-alone &lt;db&gt; one PutDeferred of "alone/0000001", then no other call ("put");
 ///   rename &lt;db&gt; &lt;count&gt; seed "a/" with count entries, then rename the folder a -> b -> a ... forever;
 ///   hold &lt;db&gt;            open the index and hold it.
 /// </summary>
@@ -30,6 +31,8 @@ internal static class IndexHelper
                     return Put(db, int.Parse(args[2]));
                 case "deferred":
                     return Deferred(db, int.Parse(args[2]));
+                case "deferred-alone":
+                    return DeferredAlone(db);
                 case "rename":
                     return Rename(db, int.Parse(args[2]));
                 case "hold":
@@ -92,6 +95,17 @@ internal static class IndexHelper
         }
 
         Console.WriteLine("done");
+        Console.In.ReadToEnd();
+        return 0;
+    }
+
+    public const string AlonePath = "alone/0000001";
+
+    private static int DeferredAlone(string db)
+    {
+        using var index = LiteDbFileIndex.Open(db);
+        index.PutDeferred(new FileEntry { Path = AlonePath, State = FileState.Dirty, Generation = 7 });
+        Console.WriteLine("put");
         Console.In.ReadToEnd();
         return 0;
     }

@@ -74,6 +74,41 @@ public sealed class ProcessKillTests : IDisposable
         }
     }
 
+    /// <summary>
+    /// A deferred put with no call after it is not held in memory until one comes: it goes to the log by itself
+    /// (LiteDbFileIndex.DeferredGather after it), so a kill from then on keeps it. The test waits for its document's
+    /// bytes in the log file, the only sign a killed process leaves, with a deadline far above the gather.
+    /// </summary>
+    [Fact]
+    public void A_deferred_put_with_no_later_call_reaches_the_log_by_itself_and_survives_a_kill()
+    {
+        var log = Path.Combine(Path.GetDirectoryName(DbPath)!, "index-log.db");
+        using (var child = HelperProcess.Start("deferred-alone", DbPath))
+        {
+            child.Expect("put");
+            var name = System.Text.Encoding.UTF8.GetBytes(IndexHelper.AlonePath);
+            var deadline = DateTime.UtcNow.AddSeconds(10);
+            while (!(File.Exists(log) && ReadShared(log).AsSpan().IndexOf(name) >= 0))
+            {
+                Assert.True(DateTime.UtcNow < deadline, $"the deferred put was not in the log 10 s later. stderr: {child.Errors}");
+                Thread.Sleep(10);
+            }
+
+            child.Kill();
+        }
+
+        using var index = LiteDbFileIndex.Open(DbPath);
+        Assert.Equal(7, index.Get(IndexHelper.AlonePath)?.Generation);
+    }
+
+    private static byte[] ReadShared(string path)
+    {
+        using var stream = new FileStream(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete);
+        using var copy = new MemoryStream();
+        stream.CopyTo(copy);
+        return copy.ToArray();
+    }
+
     [Fact]
     public void A_folder_rename_interrupted_by_a_kill_is_all_or_nothing()
     {

@@ -10,7 +10,7 @@ namespace GeoDrive.State;
 /// own write is flushed. One of the waiting callers runs that next commit, so no thread serves others forever.
 /// A deferred write (<see cref="PutDeferred"/>) joins the same queue, in the same order, but its caller
 /// does not wait: it is visible to <see cref="Get"/> at once (from <see cref="_unflushed"/>) and goes to
-/// the log with the next commit, run on the thread pool when no caller is there to run it. Events are appended
+/// the log with the next commit, run by a timer <see cref="DeferredGather"/> later when no caller is there to run it. Events are appended
 /// the same way (<see cref="WriteEventDeferred"/>).
 /// A commit queued on the pool that has not started yet is taken over by the next caller that would
 /// otherwise wait for it: callers blocked on a commit that only a pool thread would run starved the pool
@@ -143,8 +143,20 @@ public sealed partial class LiteDbFileIndex
         return lead;
     }
 
+    /// <summary>
+    /// How long deferred writes wait for company before the pool commits them (nobody waits for them, and a caller that
+    /// would wait takes the commit over at once). A recall's Recalling then usually meets its Cached in the queue and is
+    /// never written, and one commit carries many files' pages: the index was a third of the service's CPU while it
+    /// recalled small files, each recall writing three times (docs/decisions.md).
+    /// </summary>
+    public static readonly TimeSpan DeferredGather = TimeSpan.FromMilliseconds(20);
+
+    private Timer? _gatherTimer;
+
+    // Called by the one caller that took the lead for the pool (under _committing), so never twice at once.
     private void QueueCommit() =>
-        ThreadPool.UnsafeQueueUserWorkItem(static index => index.CommitQueued(), this, preferLocal: false);
+        (_gatherTimer ??= new Timer(static index => ((LiteDbFileIndex)index!).CommitQueued(), this, Timeout.InfiniteTimeSpan, Timeout.InfiniteTimeSpan))
+            .Change(DeferredGather, Timeout.InfiniteTimeSpan);
 
     /// <summary>The pool's turn at a queued commit, unless a caller has already taken it over.</summary>
     private void CommitQueued()

@@ -223,6 +223,7 @@ public sealed partial class LiteDbFileIndex : IFileIndex
             }
             finally
             {
+                _gatherTimer?.Dispose();
                 _db.Dispose();
                 _log.Dispose();
                 DeleteEmptyLog();
