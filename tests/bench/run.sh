@@ -42,7 +42,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# One dataset at a time, each on a fresh server: the memstore OSD fills up over a whole full-scale run
+# One dataset and one client at a time, each on a fresh server: the memstore OSD fills up over a whole full-scale run
 # (seen: "1 full osd" during the second dataset, which then hangs every PUT), as deleted objects are not
 # given back at once. The parts' CSVs are joined into one table and one plot per workload at the end.
 datasets=$(dotnet .artifacts/bench/GeoDrive.Bench.dll --list-datasets "$@")
@@ -51,8 +51,8 @@ datasets=$(dotnet .artifacts/bench/GeoDrive.Bench.dll --list-datasets "$@")
 # --rounds N measures every dataset N times; round r takes the clients in turn starting one client further on (the
 # harness's --list-clients), and the report gives medians over the rounds (tests/bench/README.md).
 [ -n "$probe" ] && rounds=1
-# Each client gets its own fresh server too: on one server the clients that went last found it slower (Ceph's memstore
-# holding the earlier clients' deleted objects), and that moved a large file's ratio from 0.52 to 2.76 between two
+# Each client gets its own fresh server too: on one server the clients that went last found it slower (probably the
+# memstore holding the earlier clients' deleted objects), and that moved a large file's ratio from 0.52 to 2.76 between two
 # rounds of one build. A probe measures its clients side by side on one server.
 clients_in_turn() { if [ -n "$probe" ]; then echo all; else dotnet .artifacts/bench/GeoDrive.Bench.dll --list-clients "$@"; fi; }
 started=$(date -u)
