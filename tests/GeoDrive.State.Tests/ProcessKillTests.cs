@@ -82,7 +82,7 @@ public sealed class ProcessKillTests : IDisposable
     [Fact]
     public void A_deferred_put_with_no_later_call_reaches_the_log_by_itself_and_survives_a_kill()
     {
-        var log = Path.Combine(Path.GetDirectoryName(DbPath)!, "index-log.db");
+        var log = LiteDbFileIndex.LogPath(DbPath);
         using (var child = HelperProcess.Start("deferred-alone", DbPath))
         {
             child.Expect("put");

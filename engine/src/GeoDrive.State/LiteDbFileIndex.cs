@@ -254,7 +254,7 @@ public sealed partial class LiteDbFileIndex : IFileIndex
     }
 
     /// <summary>LiteDB's own name for the log of a data file ("index.db" → "index-log.db").</summary>
-    private static string LogPath(string databasePath) =>
+    internal static string LogPath(string databasePath) =>
         Path.Combine(Path.GetDirectoryName(databasePath)!, Path.GetFileNameWithoutExtension(databasePath) + "-log" + Path.GetExtension(databasePath));
 
     private static LiteEngine OpenEngine(string databasePath, LogFileStream log)
