@@ -47,6 +47,9 @@ public sealed class CallerRecorder(IDriveFileSystem engine) : IDriveFileSystem
     public ValueTask ClosedAsync(string path, Caller caller, bool modified, CancellationToken cancellationToken = default) =>
         engine.ClosedAsync(path, caller, modified, cancellationToken);
 
+    public ValueTask ClosedWrittenAsync(string path, Caller caller, WrittenDigest written, CancellationToken cancellationToken = default) =>
+        engine.ClosedWrittenAsync(path, caller, written, cancellationToken);
+
     public void Created(string path, Caller caller, bool isDirectory) => engine.Created(path, caller, isDirectory);
 
     public void Refused(string path, Caller caller, Core.Errors.GeoDriveException reason) => engine.Refused(path, caller, reason);

@@ -68,6 +68,12 @@ public sealed partial class FuseMount
         {
             _open.MarkModified(target);
         }
+        if (access != LibC.ORdOnly && (truncating || LibC.LSeek(descriptor, 0, LibC.SeekEnd) == 0))
+        {
+            // Empty (cut by this open, or before it: the kernel sends a truncation of its own first unless it hands
+            // O_TRUNC over): what is written from here can be hashed as it comes.
+            _open.Emptied(target);
+        }
         handle = _open.Add(new OpenFile(target, descriptor, streamed: false, recalling: decision == OpenDecision.Recalling));
         return 0;
     }
@@ -109,6 +115,10 @@ public sealed partial class FuseMount
         var caller = CurrentCaller();
         var target = _open.Acquire(path);
         _open.MarkModified(target);
+        if (made || (flags & LibC.OTrunc) != 0)
+        {
+            _open.Emptied(target);
+        }
         try
         {
             _drive.Created(path, caller, isDirectory: false);
@@ -210,10 +220,14 @@ public sealed partial class FuseMount
             var n = LibC.PWrite(file.Descriptor, buffer + total, (nuint)(size - total), offset + total);
             if (n < 0)
             {
-                return LibC.NegativeErrno();
+                var errno = LibC.NegativeErrno();
+                // Some of it may have reached the file: what the file holds is no longer known here.
+                file.Target.Digest?.End();
+                return errno;
             }
             total += (int)n;
         }
+        file.Target.Digest?.Written(offset, new ReadOnlySpan<byte>(buffer, total));
         return total;
     }
 
@@ -222,7 +236,22 @@ public sealed partial class FuseMount
         if (handle != 0 && _open.Get(handle) is { Streamed: false } file)
         {
             _open.MarkModified(file.Target);
-            return LibC.FTruncate(file.Descriptor, size) == 0 ? 0 : LibC.NegativeErrno();
+            if (LibC.FTruncate(file.Descriptor, size) != 0)
+            {
+                var errno = LibC.NegativeErrno();
+                file.Target.Digest?.End();
+                return errno;
+            }
+            if (size == 0)
+            {
+                // Cut to nothing (.NET truncates this way after its open): hashed as it is written from here.
+                _open.Emptied(file.Target);
+            }
+            else
+            {
+                file.Target.Digest?.Truncated(size);
+            }
+            return 0;
         }
         if (fusePath is null)
         {
@@ -236,6 +265,8 @@ public sealed partial class FuseMount
         }
         var caller = CurrentCaller();
         var target = _open.Acquire(path);
+        // Handles open on the file see it cut without a write of theirs: their checksums no longer hold.
+        target.Digest?.End();
         var result = -Errno.EIO;
         try
         {
@@ -320,9 +351,9 @@ public sealed partial class FuseMount
     /// <summary>Drops one open of a path; the last one tells the engine, with "modified" if any handle changed the file.</summary>
     private void ReleaseAndReport(OpenPath target, bool modified, Caller caller)
     {
-        if (_open.Release(target, modified, out var path, out var anyModified))
+        if (_open.Release(target, modified, out var path, out var anyModified, out var written))
         {
-            Wait(_drive.ClosedAsync(path, caller, anyModified));
+            Wait(written is not null ? _drive.ClosedWrittenAsync(path, caller, written) : _drive.ClosedAsync(path, caller, anyModified));
         }
     }
 

@@ -1,3 +1,5 @@
+using GeoDrive.Core.Model;
+
 namespace GeoDrive.Mount.Fuse;
 
 /// <summary>One open of a file through the mount: the cache file's descriptor, or a streamed read from the bucket.</summary>
@@ -33,6 +35,9 @@ internal sealed class OpenPath
     public int Count { get; set; }
 
     public bool Modified { get; set; }
+
+    /// <summary>The checksums of the file as its handles wrote it, from empty; null when it was not emptied by one of them.</summary>
+    public SequentialDigest? Digest { get; set; }
 }
 
 /// <summary>
@@ -96,6 +101,24 @@ internal sealed class OpenFiles
     }
 
     /// <summary>
+    /// The file is empty now (made, cut, or found empty by a handle of <paramref name="target"/>): with no other handle
+    /// open it is hashed as it is written from here. With others, whose writes may still arrive, it keeps checksums that
+    /// hold no byte yet (still of an empty file) and otherwise is not hashed at all.
+    /// </summary>
+    public void Emptied(OpenPath target)
+    {
+        lock (_gate)
+        {
+            if (target.Count > 1 && target.Digest is { Length: 0 })
+            {
+                return;
+            }
+            target.Digest?.Dispose();
+            target.Digest = target.Count == 1 ? new SequentialDigest() : null;
+        }
+    }
+
+    /// <summary>
     /// Whether the path was changed since the last flush, clearing the mark: a write after this sets it
     /// again, so a change is never lost between a flush's upload and the next one.
     /// </summary>
@@ -109,8 +132,11 @@ internal sealed class OpenFiles
         }
     }
 
-    /// <summary>Drops one open; returns true (with the path and whether it was modified) when it was the last.</summary>
-    public bool Release(OpenPath target, bool modified, out string path, out bool anyModified)
+    /// <summary>
+    /// Drops one open; returns true (with the path, whether it was modified and, when it was written from empty, the
+    /// written bytes' checksums) when it was the last.
+    /// </summary>
+    public bool Release(OpenPath target, bool modified, out string path, out bool anyModified, out WrittenDigest? written)
     {
         lock (_gate)
         {
@@ -118,10 +144,14 @@ internal sealed class OpenFiles
             target.Count--;
             path = target.Path;
             anyModified = target.Modified;
+            written = null;
             if (target.Count > 0)
             {
                 return false;
             }
+            written = anyModified ? target.Digest?.Finish() : null;
+            target.Digest?.Dispose();
+            target.Digest = null;
             if (_paths.TryGetValue(target.Path, out var current) && ReferenceEquals(current, target))
             {
                 _paths.Remove(target.Path);

@@ -168,7 +168,7 @@ public sealed partial class S3ObjectStore
                 UploadId = uploadId,
                 PartNumber = number,
                 PartSize = size,
-                UseChunkEncoding = false,
+                UseChunkEncoding = true,
             };
             request.InputStream = sourceFile is not null
                 ? new FileSegmentStream(sourceFile, offset, size)

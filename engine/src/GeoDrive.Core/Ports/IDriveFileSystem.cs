@@ -57,6 +57,15 @@ public interface IDriveFileSystem
     /// <summary>The last handle of an open was closed; <paramref name="modified"/> when it wrote or truncated.</summary>
     ValueTask ClosedAsync(string path, Caller caller, bool modified, CancellationToken cancellationToken = default);
 
+    /// <summary>
+    /// As <see cref="ClosedAsync"/> with "modified", from a front end that saw every byte of the file written through
+    /// its handles, each write at the file's end from empty: <paramref name="written"/> holds those bytes' checksums, so
+    /// that the upload need not read the file to hash it (docs/decisions/0032-hashed-as-written.md). The engine takes them
+    /// only while nothing else can have changed the file; a front end that cannot see writes (ProjFS) never calls this.
+    /// </summary>
+    ValueTask ClosedWrittenAsync(string path, Caller caller, WrittenDigest written, CancellationToken cancellationToken = default) =>
+        ClosedAsync(path, caller, modified: true, cancellationToken);
+
     void Created(string path, Caller caller, bool isDirectory);
 
     /// <summary>The front end refused to make a name (too long for the drive, …): the drive's event log says so.</summary>

@@ -101,6 +101,11 @@ public sealed partial class DriveEngine : IDriveFileSystem
         GuardInternal(path);
         using (await _locks.AcquireAsync(path, cancellationToken))
         {
+            if (intent != OpenIntent.Read)
+            {
+                // Written from here by a handle whose close may not bring checksums: those of an earlier close no longer hold.
+                _written.Forget(path);
+            }
             var decision = await OpenLockedAsync(path, caller, intent, streaming, cancellationToken);
             if (intent != OpenIntent.Read && decision == OpenDecision.Local)
             {
@@ -228,7 +233,13 @@ public sealed partial class DriveEngine : IDriveFileSystem
         return true;
     }
 
-    public async ValueTask ClosedAsync(string path, Caller caller, bool modified, CancellationToken cancellationToken = default)
+    public ValueTask ClosedAsync(string path, Caller caller, bool modified, CancellationToken cancellationToken = default) =>
+        ClosedCoreAsync(path, modified, null, cancellationToken);
+
+    public ValueTask ClosedWrittenAsync(string path, Caller caller, WrittenDigest written, CancellationToken cancellationToken = default) =>
+        ClosedCoreAsync(path, modified: true, written, cancellationToken);
+
+    private async ValueTask ClosedCoreAsync(string path, bool modified, WrittenDigest? written, CancellationToken cancellationToken)
     {
         using (await _locks.AcquireAsync(path, cancellationToken))
         {
@@ -245,7 +256,14 @@ public sealed partial class DriveEngine : IDriveFileSystem
             {
                 entry ??= new FileEntry { Path = path };
                 entry.LastAccessUtc = _clock.UtcNow;
-                _life.Apply(entry, ApplyChange(entry, local.Value), deferred: true);
+                var change = ApplyChange(entry, local.Value);
+                _life.Apply(entry, change, deferred: true);
+                if (written is not null)
+                {
+                    // Held for this change only: the generation it made and the file as it is now. A file kept local
+                    // too: it may be renamed to a name that goes up (a download's temporary name).
+                    _written.Hold(path, written, entry.Generation, local.Value);
+                }
             }
             else if (_clock.UtcNow - entry.LastAccessUtc >= AccessTimeResolution)
             {
@@ -294,6 +312,7 @@ public sealed partial class DriveEngine : IDriveFileSystem
 
     public void Deleted(string path, Caller caller, bool isDirectory)
     {
+        _written.ForgetAt(path);
         if (isDirectory && !IsInternalPath(path))
         {
             // rmdir: the folder was empty, so its own marker is the only one (a folder deleted with its tree is reported bottom up).
@@ -379,6 +398,10 @@ public sealed partial class DriveEngine : IDriveFileSystem
     /// </summary>
     public void Renamed(string oldPath, string newPath, Caller caller, bool isDirectory)
     {
+        // Checksums are held by name and generation: a file's go along with it below (a folder's are forgotten).
+        var carried = isDirectory ? null : _written.Take(oldPath);
+        _written.ForgetAt(oldPath);
+        _written.ForgetAt(newPath);
         // The index moves while no transition of a moving file (or of the file it replaces) is under way,
         // so none can write its entry back under the old name afterwards. Nobody else holds two path locks,
         // and these are taken in one order, so this cannot deadlock.
@@ -443,7 +466,12 @@ public sealed partial class DriveEngine : IDriveFileSystem
                         entry.ReplacesETag = replaces;
                         _life.Save(entry);
                     }
+                    var movedAt = entry.Generation;
                     RenamedLocked(entry, oldPath + path[newPath.Length..], copies, strays);
+                    if (carried is { } digest && LocalFile.Read(LocalPath(path)) is { } local)
+                    {
+                        _written.HoldRenamed(path, digest, movedAt, entry.Generation, local);
+                    }
                 }
             }
         }
@@ -521,6 +549,11 @@ public sealed partial class DriveEngine : IDriveFileSystem
         {
             // A recall's bytes still to be flushed are, before its new properties are recorded (ADR 0031).
             _recallFlushes.SettleLocked(path);
+            if (_written.Holds(path) && LocalFile.Read(LocalPath(path)) is { } properties)
+            {
+                // A new time or mode is no new bytes (rsync and cp -p set them after the last write): checksums held stay.
+                _written.Restamp(path, properties);
+            }
             if (_index.Get(path) is not { State: FileState.Cached or FileState.Stubbed, Checksum: not null, ObjectKey: { } key } entry)
             {
                 // A folder, a file the engine does not know, or one whose next upload (or copy) carries its properties.

@@ -42,6 +42,7 @@ public sealed partial class DriveEngine
         long generation;
         string? knownETag;
         bool neverUploaded;
+        WrittenDigest? written;
 
         using (await _locks.AcquireAsync(path, cancellationToken))
         {
@@ -87,6 +88,8 @@ public sealed partial class DriveEngine
             // durable wait per upload blocked a pool thread each (see LiteDbFileIndex's group commit).
             _life.Apply(entry, FileChange.UploadStarted, deferred: true);
             generation = entry.Generation;
+            // Checksums the front end took as the file was written, when they are of this change and this file.
+            written = _written.For(path, generation, local);
             // The version of the key this file last knew (uploaded, recalled or synced), or, for a file renamed onto
             // the name, the version the file it replaced there knew (kept in its entry), or the one the file renamed away from it knew (its bytes are safe: rescued below, or copied):
             // another one there now is a conflict.
@@ -104,19 +107,25 @@ public sealed partial class DriveEngine
                 // Checksums first: they travel as user metadata in the PUT's headers. A file for one PUT
                 // is read once, into a pooled buffer that is hashed and sent, its PUT signed with that SHA-256;
                 // its MD5 is only computed for a server that does not check signed bodies, where the ETag the
-                // PUT answers with is the proof the server stored what was sent. A multipart file is read
-                // twice (hashed, then streamed in parts) so memory never holds it whole, and without MD5
-                // (its ETag is not one).
+                // PUT answers with is the proof the server stored what was sent. On a server that checks them,
+                // checksums taken as the file was written are used as they are: the server refuses a body they
+                // are not of. A multipart file is streamed in parts, so memory never holds it whole, without MD5
+                // (its ETag is not one); hashed by a pass before, unless its checksums were taken as it was
+                // written (docs/decisions/0032-hashed-as-written.md).
                 FileHashes hashes;
                 if (local.Size <= SinglePutBytes)
                 {
                     whole = ArrayPool<byte>.Shared.Rent((int)Math.Max(1, local.Size + 1));
                     var withMd5 = !await _store.VerifiesPayloadChecksumsAsync(WriteProbeKey, cancellationToken);
-                    hashes = await FileHashes.ReadWholeAsync(Options.CachePath, localPath, whole, withMd5, cancellationToken);
+                    hashes = withMd5 || written is null
+                        ? await FileHashes.ReadWholeAsync(Options.CachePath, localPath, whole, withMd5, cancellationToken)
+                        : await FileHashes.ReadWholeAsync(Options.CachePath, localPath, whole, written, cancellationToken);
                 }
                 else
                 {
-                    hashes = await FileHashes.ComputeAsync(Options.CachePath, localPath, withMd5: false, cancellationToken);
+                    hashes = written is not null
+                        ? new FileHashes(written.Sha256, null, written.Length, written.Xxh128)
+                        : await FileHashes.ComputeAsync(Options.CachePath, localPath, withMd5: false, cancellationToken);
                 }
                 ObjectInfo? head = null;
                 for (var attempt = 1; hashes.Length == local.Size; attempt++)
@@ -307,6 +316,7 @@ public sealed partial class DriveEngine
             entry.FailedAttempts = 0;
             entry.NextAttemptUtc = null;
             entry.LastError = null;
+            _written.Forget(path);
             // Deferred too: it is on disk before anything acts on it, as stubbing writes durably first
             // (a group commit takes every earlier write); lost in a crash, the file is uploaded again.
             // Taken on the generation the upload read (checked above, under this lock).
@@ -335,6 +345,8 @@ public sealed partial class DriveEngine
                 return;
             }
             entry.DirtySinceUtc ??= _clock.UtcNow;
+            // The next try hashes the file by reading it: a server that refused a body for its checksum refuses it again.
+            _written.Forget(path);
             if (error is not null)
             {
                 entry.FailedAttempts++;

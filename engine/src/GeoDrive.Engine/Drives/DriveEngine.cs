@@ -31,6 +31,8 @@ public sealed partial class DriveEngine : IAsyncDisposable
 
     // Paths with at least one open handle (the front end reports the last close). Never stubbed while open.
     private readonly ConcurrentDictionary<string, byte> _open = new(StringComparer.Ordinal);
+    // Checksums the front end took of files as they were written, for their uploads (docs/decisions/0032-hashed-as-written.md).
+    private readonly WrittenDigests _written = new();
     // Paths whose delete is journaled and whose entry goes once their lock is free -> deletes under way.
     private readonly KeyCounts _beingDeleted = new();
 

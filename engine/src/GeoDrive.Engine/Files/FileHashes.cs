@@ -86,6 +86,25 @@ public readonly record struct FileHashes(string Sha256, string? Md5, long Length
     /// </summary>
     public static async Task<FileHashes> ReadWholeAsync(string cacheRoot, string localPath, byte[] buffer, bool withMd5 = true, CancellationToken cancellationToken = default)
     {
+        var total = await ReadIntoAsync(cacheRoot, localPath, buffer, cancellationToken);
+        var bytes = buffer.AsSpan(0, total);
+        return new FileHashes(Convert.ToHexStringLower(SHA256.HashData(bytes)), withMd5 ? Convert.ToHexStringLower(MD5.HashData(bytes)) : null, total,
+            Convert.ToHexStringLower(XxHash128.Hash(bytes)));
+    }
+
+    /// <summary>
+    /// As above, for a file whose checksums were taken as it was written (<paramref name="written"/>): read, not hashed.
+    /// The length is what was read, so a file that grew or shrank since still shows as a mismatch.
+    /// </summary>
+    public static async Task<FileHashes> ReadWholeAsync(string cacheRoot, string localPath, byte[] buffer, WrittenDigest written, CancellationToken cancellationToken = default)
+    {
+        var total = await ReadIntoAsync(cacheRoot, localPath, buffer, cancellationToken);
+        return new FileHashes(written.Sha256, null, total, written.Xxh128);
+    }
+
+    /// <summary>Reads a cache file into <paramref name="buffer"/> until it is full or the file ends; returns the bytes read.</summary>
+    private static async Task<int> ReadIntoAsync(string cacheRoot, string localPath, byte[] buffer, CancellationToken cancellationToken)
+    {
         await using var stream = OpenShared(cacheRoot, localPath);
         var total = 0;
         int read;
@@ -93,9 +112,7 @@ public readonly record struct FileHashes(string Sha256, string? Md5, long Length
         {
             total += read;
         }
-        var bytes = buffer.AsSpan(0, total);
-        return new FileHashes(Convert.ToHexStringLower(SHA256.HashData(bytes)), withMd5 ? Convert.ToHexStringLower(MD5.HashData(bytes)) : null, total,
-            Convert.ToHexStringLower(XxHash128.Hash(bytes)));
+        return total;
     }
 
     /// <summary>

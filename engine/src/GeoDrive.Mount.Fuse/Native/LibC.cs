@@ -35,6 +35,11 @@ internal static partial class LibC
     [LibraryImport(Library, EntryPoint = "pwrite", SetLastError = true)]
     public static unsafe partial nint PWrite(int fd, byte* buffer, nuint count, long offset);
 
+    public const int SeekEnd = 2;
+
+    [LibraryImport(Library, EntryPoint = "lseek", SetLastError = true)]
+    public static partial long LSeek(int fd, long offset, int whence);
+
     [LibraryImport(Library, EntryPoint = "ftruncate", SetLastError = true)]
     public static partial int FTruncate(int fd, long length);
 
