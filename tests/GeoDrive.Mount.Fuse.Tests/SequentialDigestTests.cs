@@ -80,4 +80,40 @@ public sealed class SequentialDigestTests
         Assert.NotNull(digest.Finish());
         Assert.Null(digest.Finish());
     }
+
+    [Fact]
+    public void Large_writes_hashed_behind_the_writer_give_the_same_checksums_even_past_the_pending_limit()
+    {
+        var big = new byte[(int)(SequentialDigest.PendingLimit * 2 + 12_345)];
+        new Random(32).NextBytes(big);
+        using var digest = new SequentialDigest();
+        var at = 0;
+        // Large and small writes in turn: a small one may not overtake large ones still waiting to be hashed.
+        for (var piece = 0; at < big.Length; piece++)
+        {
+            var length = Math.Min(big.Length - at, piece % 2 == 0 ? 1 << 20 : 100);
+            digest.Written(at, big.AsSpan(at, length));
+            at += length;
+        }
+
+        var written = digest.Finish();
+
+        Assert.Equal(Convert.ToHexStringLower(SHA256.HashData(big)), written?.Sha256);
+        Assert.Equal(Convert.ToHexStringLower(XxHash128.Hash(big)), written?.Xxh128);
+    }
+
+    [Fact]
+    public void Ended_while_bytes_wait_to_be_hashed_it_finishes_with_nothing()
+    {
+        using var digest = new SequentialDigest();
+        for (var i = 0; i < 8; i++)
+        {
+            digest.Written(i * (1L << 20), Bytes.AsSpan(0, 1 << 18).ToArray().Concat(new byte[(1 << 20) - (1 << 18)]).ToArray());
+        }
+
+        digest.End();
+
+        Assert.Null(digest.Finish());
+        Assert.Equal(-1, digest.Length);
+    }
 }

@@ -351,8 +351,10 @@ public sealed partial class FuseMount
     /// <summary>Drops one open of a path; the last one tells the engine, with "modified" if any handle changed the file.</summary>
     private void ReleaseAndReport(OpenPath target, bool modified, Caller caller)
     {
-        if (_open.Release(target, modified, out var path, out var anyModified, out var written))
+        if (_open.Release(target, modified, out var path, out var anyModified, out var digest))
         {
+            // Waits for the last bytes still being hashed (the application's close(2) does not wait for this release).
+            var written = digest?.Finish();
             Wait(written is not null ? _drive.ClosedWrittenAsync(path, caller, written) : _drive.ClosedAsync(path, caller, anyModified));
         }
     }

@@ -1,5 +1,3 @@
-using GeoDrive.Core.Model;
-
 namespace GeoDrive.Mount.Fuse;
 
 /// <summary>One open of a file through the mount: the cache file's descriptor, or a streamed read from the bucket.</summary>
@@ -134,9 +132,9 @@ internal sealed class OpenFiles
 
     /// <summary>
     /// Drops one open; returns true (with the path, whether it was modified and, when it was written from empty, the
-    /// written bytes' checksums) when it was the last.
+    /// checksums of what was written, for the caller to finish outside this table's lock) when it was the last.
     /// </summary>
-    public bool Release(OpenPath target, bool modified, out string path, out bool anyModified, out WrittenDigest? written)
+    public bool Release(OpenPath target, bool modified, out string path, out bool anyModified, out SequentialDigest? written)
     {
         lock (_gate)
         {
@@ -149,8 +147,11 @@ internal sealed class OpenFiles
             {
                 return false;
             }
-            written = anyModified ? target.Digest?.Finish() : null;
-            target.Digest?.Dispose();
+            written = anyModified ? target.Digest : null;
+            if (written is null)
+            {
+                target.Digest?.Dispose();
+            }
             target.Digest = null;
             if (_paths.TryGetValue(target.Path, out var current) && ReferenceEquals(current, target))
             {

@@ -1,3 +1,4 @@
+using System.Buffers;
 using System.IO.Hashing;
 using System.Security.Cryptography;
 using GeoDrive.Core.Model;
@@ -10,12 +11,30 @@ namespace GeoDrive.Mount.Fuse;
 /// the upload then reads the file to hash it as before. Shared by the handles of one path (<see cref="OpenPath"/>), so
 /// writes are taken in the order they are hashed, not the order they reach the disk: two that overlap can only end it
 /// (docs/decisions/0032-hashed-as-written.md).
+/// <para>
+/// The application's write does not wait for the hashing: a write of <see cref="InlineBelow"/> bytes or more is copied
+/// and hashed on the thread pool, in order, while the application goes on (a 128 KiB write through the mount took a
+/// third longer when it was hashed at once). A writer waits only while more than <see cref="PendingLimit"/> bytes are
+/// still to be hashed, and <see cref="Finish"/> waits for the last of them.
+/// </para>
 /// </summary>
 internal sealed class SequentialDigest : IDisposable
 {
-    private readonly Lock _gate = new();
-    private IncrementalHash? _sha = IncrementalHash.CreateHash(HashAlgorithmName.SHA256);
+    /// <summary>Smaller writes are hashed at once (when nothing waits to be hashed): a copy would cost about as much.</summary>
+    public const int InlineBelow = 16 << 10;
+
+    /// <summary>Bytes copied and not hashed yet beyond which a writer waits.</summary>
+    public const long PendingLimit = 16L << 20;
+
+    private readonly object _gate = new();
+    private readonly IncrementalHash _sha = IncrementalHash.CreateHash(HashAlgorithmName.SHA256);
     private readonly XxHash128 _xxh = new();
+    private readonly Queue<(byte[] Bytes, int Length)> _pending = new();
+    private long _pendingBytes;
+    // A pool thread is hashing what is pending; only it appends to the hashes meanwhile.
+    private bool _hashing;
+    private bool _ended;
+    private bool _disposed;
     private long _length;
 
     /// <summary>Bytes taken so far; -1 once ended.</summary>
@@ -25,7 +44,7 @@ internal sealed class SequentialDigest : IDisposable
         {
             lock (_gate)
             {
-                return _sha is null ? -1 : _length;
+                return _ended ? -1 : _length;
             }
         }
     }
@@ -35,7 +54,7 @@ internal sealed class SequentialDigest : IDisposable
     {
         lock (_gate)
         {
-            if (_sha is null)
+            if (_ended)
             {
                 return;
             }
@@ -44,9 +63,30 @@ internal sealed class SequentialDigest : IDisposable
                 EndLocked();
                 return;
             }
-            _sha.AppendData(bytes);
-            _xxh.Append(bytes);
             _length += bytes.Length;
+            if (!_hashing && bytes.Length < InlineBelow)
+            {
+                _sha.AppendData(bytes);
+                _xxh.Append(bytes);
+                return;
+            }
+            while (_pendingBytes >= PendingLimit && !_ended)
+            {
+                Monitor.Wait(_gate);
+            }
+            if (_ended)
+            {
+                return;
+            }
+            var copy = ArrayPool<byte>.Shared.Rent(bytes.Length);
+            bytes.CopyTo(copy);
+            _pending.Enqueue((copy, bytes.Length));
+            _pendingBytes += bytes.Length;
+            if (!_hashing)
+            {
+                _hashing = true;
+                ThreadPool.UnsafeQueueUserWorkItem(static digest => digest.HashPending(), this, preferLocal: false);
+            }
         }
     }
 
@@ -71,12 +111,16 @@ internal sealed class SequentialDigest : IDisposable
         }
     }
 
-    /// <summary>The checksums of every byte taken, or null once ended; ends it either way.</summary>
+    /// <summary>The checksums of every byte taken (once the last is hashed), or null once ended; ends it either way.</summary>
     public WrittenDigest? Finish()
     {
         lock (_gate)
         {
-            if (_sha is null)
+            while (_hashing && !_ended)
+            {
+                Monitor.Wait(_gate);
+            }
+            if (_ended)
             {
                 return null;
             }
@@ -88,9 +132,55 @@ internal sealed class SequentialDigest : IDisposable
 
     public void Dispose() => End();
 
+    /// <summary>On a pool thread: hashes what is pending, in order, until nothing is.</summary>
+    private void HashPending()
+    {
+        while (true)
+        {
+            (byte[] Bytes, int Length) next;
+            lock (_gate)
+            {
+                if (_ended || !_pending.TryDequeue(out next))
+                {
+                    _hashing = false;
+                    DropPendingLocked();
+                    Monitor.PulseAll(_gate);
+                    return;
+                }
+            }
+            _sha.AppendData(next.Bytes, 0, next.Length);
+            _xxh.Append(next.Bytes.AsSpan(0, next.Length));
+            ArrayPool<byte>.Shared.Return(next.Bytes);
+            lock (_gate)
+            {
+                _pendingBytes -= next.Length;
+                Monitor.PulseAll(_gate);
+            }
+        }
+    }
+
     private void EndLocked()
     {
-        _sha?.Dispose();
-        _sha = null;
+        _ended = true;
+        Monitor.PulseAll(_gate);
+        if (!_hashing)
+        {
+            DropPendingLocked();
+        }
+    }
+
+    /// <summary>Gives back what was never hashed, and the hash itself once nothing can append to it any more.</summary>
+    private void DropPendingLocked()
+    {
+        while (_pending.TryDequeue(out var dropped))
+        {
+            ArrayPool<byte>.Shared.Return(dropped.Bytes);
+        }
+        _pendingBytes = 0;
+        if (_ended && !_disposed)
+        {
+            _disposed = true;
+            _sha.Dispose();
+        }
     }
 }
