@@ -12,10 +12,13 @@ namespace GeoDrive.Mount.Fuse;
 /// writes are taken in the order they are hashed, not the order they reach the disk: two that overlap can only end it
 /// (docs/decisions/0032-hashed-as-written.md).
 /// <para>
-/// The application's write does not wait for the hashing: a write of <see cref="InlineBelow"/> bytes or more is copied
-/// and hashed on the thread pool, in order, while the application goes on (a 128 KiB write through the mount took a
-/// third longer when it was hashed at once). A writer waits only while more than <see cref="PendingLimit"/> bytes are
-/// still to be hashed, and <see cref="Finish"/> waits for the last of them.
+/// The application's write does not wait for the hashing while the machine has room for it: a write of
+/// <see cref="InlineBelow"/> bytes or more is copied and hashed on the thread pool, in order, while the application goes
+/// on (a 128 KiB write through the mount took a third longer when it was hashed at once). The copies of every file being
+/// written share <see cref="SharedBudget"/> bytes: beyond it a write is hashed at once, as when many files are written
+/// together and the cores are busy anyway (copies then cost CPU and memory and bought nothing). A file whose bytes are
+/// being hashed keeps its order: its writer waits while more than <see cref="PendingLimit"/> bytes of it are still to be
+/// hashed, and <see cref="Finish"/> waits for the last of them.
 /// </para>
 /// </summary>
 internal sealed class SequentialDigest : IDisposable
@@ -23,8 +26,13 @@ internal sealed class SequentialDigest : IDisposable
     /// <summary>Smaller writes are hashed at once (when nothing waits to be hashed): a copy would cost about as much.</summary>
     public const int InlineBelow = 16 << 10;
 
-    /// <summary>Bytes copied and not hashed yet beyond which a writer waits.</summary>
-    public const long PendingLimit = 16L << 20;
+    /// <summary>Bytes of one file copied and not hashed yet beyond which its writer waits.</summary>
+    public const long PendingLimit = 2L << 20;
+
+    /// <summary>Bytes of all files that a write may start copying into: beyond, it is hashed at once.</summary>
+    public const long SharedBudget = 8L << 20;
+
+    private static long s_shared;
 
     private readonly object _gate = new();
     private readonly IncrementalHash _sha = IncrementalHash.CreateHash(HashAlgorithmName.SHA256);
@@ -54,6 +62,11 @@ internal sealed class SequentialDigest : IDisposable
     {
         lock (_gate)
         {
+            // Waited for before the write is placed: another writer let in by the wait must not get ahead of it.
+            while (_hashing && _pendingBytes >= PendingLimit && !_ended)
+            {
+                Monitor.Wait(_gate);
+            }
             if (_ended)
             {
                 return;
@@ -64,19 +77,16 @@ internal sealed class SequentialDigest : IDisposable
                 return;
             }
             _length += bytes.Length;
-            if (!_hashing && bytes.Length < InlineBelow)
+            if (!_hashing && (bytes.Length < InlineBelow || !Reserve(bytes.Length)))
             {
                 _sha.AppendData(bytes);
                 _xxh.Append(bytes);
                 return;
             }
-            while (_pendingBytes >= PendingLimit && !_ended)
+            if (_hashing)
             {
-                Monitor.Wait(_gate);
-            }
-            if (_ended)
-            {
-                return;
+                // In order behind the bytes already waiting: counted in the shared budget whatever it holds.
+                Interlocked.Add(ref s_shared, bytes.Length);
             }
             var copy = ArrayPool<byte>.Shared.Rent(bytes.Length);
             bytes.CopyTo(copy);
@@ -132,6 +142,17 @@ internal sealed class SequentialDigest : IDisposable
 
     public void Dispose() => End();
 
+    /// <summary>Takes <paramref name="length"/> bytes of the shared budget, if it has them.</summary>
+    private static bool Reserve(int length)
+    {
+        if (Interlocked.Add(ref s_shared, length) <= SharedBudget)
+        {
+            return true;
+        }
+        Interlocked.Add(ref s_shared, -length);
+        return false;
+    }
+
     /// <summary>On a pool thread: hashes what is pending, in order, until nothing is.</summary>
     private void HashPending()
     {
@@ -151,6 +172,7 @@ internal sealed class SequentialDigest : IDisposable
             _sha.AppendData(next.Bytes, 0, next.Length);
             _xxh.Append(next.Bytes.AsSpan(0, next.Length));
             ArrayPool<byte>.Shared.Return(next.Bytes);
+            Interlocked.Add(ref s_shared, -next.Length);
             lock (_gate)
             {
                 _pendingBytes -= next.Length;
@@ -175,6 +197,7 @@ internal sealed class SequentialDigest : IDisposable
         while (_pending.TryDequeue(out var dropped))
         {
             ArrayPool<byte>.Shared.Return(dropped.Bytes);
+            Interlocked.Add(ref s_shared, -dropped.Length);
         }
         _pendingBytes = 0;
         if (_ended && !_disposed)
