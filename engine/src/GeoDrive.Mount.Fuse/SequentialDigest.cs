@@ -17,8 +17,9 @@ namespace GeoDrive.Mount.Fuse;
 /// on (a 128 KiB write through the mount took a third longer when it was hashed at once). The copies of every file being
 /// written share <see cref="SharedBudget"/> bytes: beyond it a write is hashed at once, as when many files are written
 /// together and the cores are busy anyway (copies then cost CPU and memory and bought nothing). A file whose bytes are
-/// being hashed keeps its order: its writer waits while more than <see cref="PendingLimit"/> bytes of it are still to be
-/// hashed, and <see cref="Finish"/> waits for the last of them.
+/// being hashed keeps its order: a write of it that cannot be copied (over its own <see cref="PendingLimit"/> or the
+/// shared budget) waits until it can, or until the file's copies are hashed and it can be hashed at once.
+/// <see cref="Finish"/> waits for the last of them.
 /// </para>
 /// </summary>
 internal sealed class SequentialDigest : IDisposable
@@ -27,10 +28,10 @@ internal sealed class SequentialDigest : IDisposable
     public const int InlineBelow = 16 << 10;
 
     /// <summary>Bytes of one file copied and not hashed yet beyond which its writer waits.</summary>
-    public const long PendingLimit = 2L << 20;
+    public const long PendingLimit = 16L << 20;
 
-    /// <summary>Bytes of all files that a write may start copying into: beyond, it is hashed at once.</summary>
-    public const long SharedBudget = 8L << 20;
+    /// <summary>Bytes of all files copied and not hashed yet: beyond, a write is hashed at once (after its file's copies).</summary>
+    public const long SharedBudget = 16L << 20;
 
     private static long s_shared;
 
@@ -62,31 +63,30 @@ internal sealed class SequentialDigest : IDisposable
     {
         lock (_gate)
         {
-            // Waited for before the write is placed: another writer let in by the wait must not get ahead of it.
-            while (_hashing && _pendingBytes >= PendingLimit && !_ended)
+            // Behind bytes still waiting to be hashed, this write waits too (in order) unless it can be copied now: its
+            // file below its own limit and the shared budget not spent. Waited for before the write is placed, so that no
+            // other writer let in meanwhile gets ahead of it.
+            var copied = false;
+            while (!_ended && _hashing && !(copied = _pendingBytes < PendingLimit && Reserve(bytes.Length)))
             {
                 Monitor.Wait(_gate);
             }
-            if (_ended)
+            if (_ended || offset != _length)
             {
-                return;
-            }
-            if (offset != _length)
-            {
+                if (copied)
+                {
+                    Interlocked.Add(ref s_shared, -bytes.Length);
+                }
                 EndLocked();
                 return;
             }
             _length += bytes.Length;
-            if (!_hashing && (bytes.Length < InlineBelow || !Reserve(bytes.Length)))
+            if (!copied && (bytes.Length < InlineBelow || !Reserve(bytes.Length)))
             {
+                // Nothing of this file waits (or it would have been copied above): hashed here, in order.
                 _sha.AppendData(bytes);
                 _xxh.Append(bytes);
                 return;
-            }
-            if (_hashing)
-            {
-                // In order behind the bytes already waiting: counted in the shared budget whatever it holds.
-                Interlocked.Add(ref s_shared, bytes.Length);
             }
             var copy = ArrayPool<byte>.Shared.Rent(bytes.Length);
             bytes.CopyTo(copy);
