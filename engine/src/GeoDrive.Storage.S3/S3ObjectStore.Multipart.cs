@@ -168,7 +168,10 @@ public sealed partial class S3ObjectStore
                 UploadId = uploadId,
                 PartNumber = number,
                 PartSize = size,
-                UseChunkEncoding = true,
+                // A part read from the file is signed as it is sent (SigV4 streaming chunks, each checked by the server), so
+                // it is read once; signed whole, the SDK read it to hash it, then again to send it (ADR 0032). A part
+                // already in memory (a throttled upload reads its parts into buffers) is signed whole, as before.
+                UseChunkEncoding = sourceFile is not null,
             };
             request.InputStream = sourceFile is not null
                 ? new FileSegmentStream(sourceFile, offset, size)
