@@ -82,9 +82,9 @@ public sealed class SequentialDigestTests
     }
 
     [Fact]
-    public void Large_writes_hashed_behind_the_writer_give_the_same_checksums_even_past_the_pending_limit()
+    public void Large_writes_hashed_behind_the_writer_give_the_same_checksums_even_past_the_shared_budget()
     {
-        var big = new byte[(int)(SequentialDigest.PendingLimit * 2 + 12_345)];
+        var big = new byte[(int)(SequentialDigest.SharedBudget * 2 + 12_345)];
         new Random(32).NextBytes(big);
         using var digest = new SequentialDigest();
         var at = 0;

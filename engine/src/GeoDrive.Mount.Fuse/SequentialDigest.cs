@@ -17,8 +17,8 @@ namespace GeoDrive.Mount.Fuse;
 /// on (a 128 KiB write through the mount took a third longer when it was hashed at once). The copies of every file being
 /// written share <see cref="SharedBudget"/> bytes: beyond it a write is hashed at once, as when many files are written
 /// together and the cores are busy anyway (copies then cost CPU and memory and bought nothing). A file whose bytes are
-/// being hashed keeps its order: a write of it that cannot be copied (over its own <see cref="PendingLimit"/> or the
-/// shared budget) waits until it can, or until the file's copies are hashed and it can be hashed at once.
+/// being hashed keeps its order: a write of it that cannot be copied (the shared budget spent) waits until it can, or
+/// until the file's copies are hashed and it can be hashed at once.
 /// <see cref="Finish"/> waits for the last of them.
 /// </para>
 /// </summary>
@@ -26,9 +26,6 @@ internal sealed class SequentialDigest : IDisposable
 {
     /// <summary>Smaller writes are hashed at once (when nothing waits to be hashed): a copy would cost about as much.</summary>
     public const int InlineBelow = 16 << 10;
-
-    /// <summary>Bytes of one file copied and not hashed yet beyond which its writer waits.</summary>
-    public const long PendingLimit = 16L << 20;
 
     /// <summary>Bytes of all files copied and not hashed yet: beyond, a write is hashed at once (after its file's copies).</summary>
     public const long SharedBudget = 16L << 20;
@@ -39,7 +36,6 @@ internal sealed class SequentialDigest : IDisposable
     private readonly IncrementalHash _sha = IncrementalHash.CreateHash(HashAlgorithmName.SHA256);
     private readonly XxHash128 _xxh = new();
     private readonly Queue<(byte[] Bytes, int Length)> _pending = new();
-    private long _pendingBytes;
     // A pool thread is hashing what is pending; only it appends to the hashes meanwhile.
     private bool _hashing;
     private bool _ended;
@@ -63,11 +59,11 @@ internal sealed class SequentialDigest : IDisposable
     {
         lock (_gate)
         {
-            // Behind bytes still waiting to be hashed, this write waits too (in order) unless it can be copied now: its
-            // file below its own limit and the shared budget not spent. Waited for before the write is placed, so that no
-            // other writer let in meanwhile gets ahead of it.
+            // Behind bytes still waiting to be hashed, this write waits too (in order) unless it can be copied now, within
+            // the shared budget (which also bounds each file's). Waited for before the write is placed, so that no other
+            // writer let in meanwhile gets ahead of it.
             var copied = false;
-            while (!_ended && _hashing && !(copied = _pendingBytes < PendingLimit && Reserve(bytes.Length)))
+            while (!_ended && _hashing && !(copied = Reserve(bytes.Length)))
             {
                 Monitor.Wait(_gate);
             }
@@ -91,7 +87,6 @@ internal sealed class SequentialDigest : IDisposable
             var copy = ArrayPool<byte>.Shared.Rent(bytes.Length);
             bytes.CopyTo(copy);
             _pending.Enqueue((copy, bytes.Length));
-            _pendingBytes += bytes.Length;
             if (!_hashing)
             {
                 _hashing = true;
@@ -175,7 +170,6 @@ internal sealed class SequentialDigest : IDisposable
             Interlocked.Add(ref s_shared, -next.Length);
             lock (_gate)
             {
-                _pendingBytes -= next.Length;
                 Monitor.PulseAll(_gate);
             }
         }
@@ -199,7 +193,6 @@ internal sealed class SequentialDigest : IDisposable
             ArrayPool<byte>.Shared.Return(dropped.Bytes);
             Interlocked.Add(ref s_shared, -dropped.Length);
         }
-        _pendingBytes = 0;
         if (_ended && !_disposed)
         {
             _disposed = true;

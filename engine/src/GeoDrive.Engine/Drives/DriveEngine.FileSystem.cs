@@ -312,7 +312,14 @@ public sealed partial class DriveEngine : IDriveFileSystem
 
     public void Deleted(string path, Caller caller, bool isDirectory)
     {
-        _written.ForgetAt(path);
+        if (isDirectory)
+        {
+            _written.ForgetAt(path);
+        }
+        else
+        {
+            _written.Forget(path);
+        }
         if (isDirectory && !IsInternalPath(path))
         {
             // rmdir: the folder was empty, so its own marker is the only one (a folder deleted with its tree is reported bottom up).
@@ -400,8 +407,15 @@ public sealed partial class DriveEngine : IDriveFileSystem
     {
         // Checksums are held by name and generation: a file's go along with it below (a folder's are forgotten).
         var carried = isDirectory ? null : _written.Take(oldPath);
-        _written.ForgetAt(oldPath);
-        _written.ForgetAt(newPath);
+        if (isDirectory)
+        {
+            _written.ForgetAt(oldPath);
+            _written.ForgetAt(newPath);
+        }
+        else
+        {
+            _written.Forget(newPath);
+        }
         // The index moves while no transition of a moving file (or of the file it replaces) is under way,
         // so none can write its entry back under the old name afterwards. Nobody else holds two path locks,
         // and these are taken in one order, so this cannot deadlock.
