@@ -89,6 +89,23 @@ public sealed class RenamedKeysTests
     }
 
     [Fact]
+    public void A_hold_moves_with_its_file_and_with_the_folders_it_is_in_and_no_other()
+    {
+        var keys = Keys();
+        keys.Track(Entry("b.bin", FileState.Stubbed, "drive/a.bin"));
+        keys.Track(Entry("docs/old/x.bin", FileState.Stubbed, "drive/x.bin"));
+        keys.Track(Entry("docsy/y.bin", FileState.Stubbed, "drive/y.bin"));
+
+        // What the engine does while a rename holds both names' locks, before the renamed entries are looked at.
+        keys.Moved("b.bin", "c.bin", isDirectory: false);
+        keys.Moved("docs", "r", isDirectory: true);
+
+        Assert.Equal("c.bin", keys.HolderOf("drive/a.bin"));
+        Assert.Equal("r/old/x.bin", keys.HolderOf("drive/x.bin"));
+        Assert.Equal("docsy/y.bin", keys.HolderOf("drive/y.bin"));
+    }
+
+    [Fact]
     public void Keys_left_behind_are_found_by_key_and_under_a_folders_prefix_until_forgotten()
     {
         var keys = Keys();

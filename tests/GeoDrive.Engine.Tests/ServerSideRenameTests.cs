@@ -452,6 +452,39 @@ public sealed class ServerSideRenameTests(S3ServerFixture s3) : IClassFixture<S3
     }
 
     /// <summary>
+    /// CI's randomized crash run, seed 382177918: a stub renamed (its bytes still under its old name's key, its copy owed),
+    /// a new file written under the old name, and the stub renamed on while that file's upload waited for the stub's lock
+    /// to bring its bytes home first. The upload must follow the stub to its new name. Before, it found the old name empty,
+    /// let go of the key and replaced the object: the copy then failed, and the stub's bytes were gone. The moment is forced
+    /// by an index that starts the upload from inside the second rename (its path locks held).
+    /// </summary>
+    [Fact]
+    public async Task A_stub_renamed_on_while_an_upload_to_the_key_it_holds_waits_for_it_keeps_its_bytes_hooked_index()
+    {
+        await using var rig = new DriveRig(s3, Policy.Replace("settle: 0s", "settle: 0s, updateWait: 0s"), hookedIndex: true);
+        var moved = DriveRig.RandomBytes(30_000, 21);
+        await WriteSettledAsync(rig, FileState.Stubbed, "a.bin", ("a.bin", moved));
+        Rename(rig, "a.bin", "b.bin");
+        var newcomer = DriveRig.RandomBytes(20_000, 22);
+        await rig.WriteAsync("a.bin", newcomer);
+
+        Task<FileEntry>? upload = null;
+        // Runs until it waits for b.bin's lock, which the rename holds: the upload has seen b.bin hold the key.
+        rig.Hooks!.BeforeRename = (from, _) => upload ??= from == "b.bin" ? rig.Engine.UploadAsync("a.bin") : null;
+        Rename(rig, "b.bin", "c.bin");
+        rig.Hooks.BeforeRename = null;
+        Assert.NotNull(upload);
+        await upload;
+        await SettleAsync(rig);
+
+        Assert.Equal(moved, await rig.ReadAsync("c.bin"));
+        Assert.Equal(moved, await rig.ObjectBytesAsync("c.bin"));
+        Assert.Equal(newcomer, await rig.ObjectBytesAsync("a.bin"));
+        Assert.Null(await rig.Store.HeadAsync("b.bin"));
+        Assert.Equal(0, rig.Engine.OwedBucketChangeCount);
+    }
+
+    /// <summary>
     /// Found by the randomized crash test (a swap's last rename answered "file exists"): a renamed file's copy lands
     /// in the bucket, and before the engine records it the file is renamed on. The new key's object is this drive's
     /// own copy in flight, not a file to sync down: a lookup of the name it left must not bring it back as a stub.

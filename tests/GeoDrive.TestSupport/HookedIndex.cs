@@ -61,7 +61,14 @@ public sealed class HookedIndex(LiteDbFileIndex inner) : IFileIndex, IBucketJour
         return inner.Delete(path);
     }
 
-    public int Rename(string oldPath, string newPath) => inner.Rename(oldPath, newPath);
+    /// <summary>Called with both names before the inner index renames (the rename's path locks held).</summary>
+    public Action<string, string>? BeforeRename { get; set; }
+
+    public int Rename(string oldPath, string newPath)
+    {
+        BeforeRename?.Invoke(oldPath, newPath);
+        return inner.Rename(oldPath, newPath);
+    }
 
     public IReadOnlyList<FileEntry> FindByState(FileState state, int limit = int.MaxValue) => inner.FindByState(state, limit);
 

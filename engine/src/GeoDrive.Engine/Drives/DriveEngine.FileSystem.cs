@@ -449,6 +449,8 @@ public sealed partial class DriveEngine : IDriveFileSystem
             if (moved > 0)
             {
                 Recalls.Move(oldPath, newPath);
+                // With the index, while both names are locked: an upload waiting to rescue a key's bytes follows them.
+                _renamed.Moved(oldPath, newPath, isDirectory);
             }
         }
         finally

@@ -374,24 +374,33 @@ public sealed partial class DriveEngine : IAsyncDisposable
         }
     }
 
-    /// <summary>Before <paramref name="key"/> is overwritten (an upload, a rename's copy): a renamed stub whose bytes still live there comes home first.</summary>
+    /// <summary>
+    /// Before <paramref name="key"/> is overwritten (an upload, a rename's copy): a renamed stub whose bytes still live there
+    /// comes home first. The holder is asked again under its lock: renamed on while this waited for that lock, its hold went
+    /// with it (<see cref="RenamedKeys.Moved"/>), and the stub is followed to its new name. Only that holder's hold ends here;
+    /// before, a rename in the wait left the old name empty, the key was let go, and the upload replaced the stub's only copy
+    /// (randomized crash test, seed 382177918).
+    /// </summary>
     private async Task RescueDisplacedStubAsync(string key, string uploadingPath, CancellationToken cancellationToken)
     {
-        if (_renamed.HolderOf(key) is not { } stubPath || stubPath == uploadingPath)
+        while (_renamed.HolderOf(key) is { } stubPath && stubPath != uploadingPath)
         {
-            return;
-        }
-        using (await _locks.AcquireAsync(stubPath, cancellationToken))
-        {
-            if (_index.Get(stubPath) is { } stub && stub.ObjectKey == key)
+            using (await _locks.AcquireAsync(stubPath, cancellationToken))
             {
-                stub = await RecallLockedAsync(stub, cancellationToken);
-                if (Files.LocalFile.Read(LocalPath(stubPath)) is { } local)
+                if (_renamed.HolderOf(key) != stubPath)
                 {
-                    _life.Apply(stub, ApplyChange(stub, local));
+                    continue;
                 }
+                if (_index.Get(stubPath) is { } stub && stub.ObjectKey == key)
+                {
+                    stub = await RecallLockedAsync(stub, cancellationToken);
+                    if (Files.LocalFile.Read(LocalPath(stubPath)) is { } local)
+                    {
+                        _life.Apply(stub, ApplyChange(stub, local));
+                    }
+                }
+                _renamed.Release(key, stubPath);
             }
-            _renamed.Release(key);
         }
     }
 

@@ -87,6 +87,26 @@ public sealed class RenamedKeys(Func<string, FileEntry?> entryOf, Func<string, s
         }
     }
 
+    /// <summary>
+    /// A file or folder was renamed, under the path locks of both names: the keys its files hold are held by their new
+    /// names at once, before those locks are let go. Whoever waited for the old name's lock to rescue a key's bytes finds
+    /// where they went.
+    /// </summary>
+    public void Moved(string oldPath, string newPath, bool isDirectory)
+    {
+        foreach (var (key, holder) in _held)
+        {
+            if (holder == oldPath)
+            {
+                _held.TryUpdate(key, newPath, holder);
+            }
+            else if (isDirectory && holder.StartsWith(oldPath + "/", StringComparison.Ordinal))
+            {
+                _held.TryUpdate(key, newPath + holder[oldPath.Length..], holder);
+            }
+        }
+    }
+
     /// <summary>Whether a renamed file holds <paramref name="key"/> (as far as this drive last heard).</summary>
     public bool IsHeld(string key) => _held.ContainsKey(key);
 
@@ -114,9 +134,6 @@ public sealed class RenamedKeys(Func<string, FileEntry?> entryOf, Func<string, s
 
     /// <summary>The file at <paramref name="path"/> no longer needs <paramref name="key"/> (its bytes are local or under its own key).</summary>
     public void Release(string key, string path) => _held.TryRemove(new KeyValuePair<string, string>(key, path));
-
-    /// <summary>Whoever held <paramref name="key"/> no longer does.</summary>
-    public void Release(string key) => _held.TryRemove(key, out _);
 
     /// <summary>A stub renamed to a name kept local: the tick recalls it (a rename never waits on the network).</summary>
     public void BringHome(string path) => _comingHome[path] = 0;
