@@ -88,6 +88,14 @@ public sealed class RenamedKeysTests
         Assert.Equal("c.bin", keys.HolderOf("drive/a.bin"));
     }
 
+    private void MoveEntry(string from, string to)
+    {
+        var entry = _index[from];
+        _index.Remove(from);
+        entry.Path = to;
+        _index[to] = entry;
+    }
+
     [Fact]
     public void A_hold_moves_with_its_file_and_with_the_folders_it_is_in_and_no_other()
     {
@@ -96,13 +104,45 @@ public sealed class RenamedKeysTests
         keys.Track(Entry("docs/old/x.bin", FileState.Stubbed, "drive/x.bin"));
         keys.Track(Entry("docsy/y.bin", FileState.Stubbed, "drive/y.bin"));
 
-        // What the engine does while a rename holds both names' locks, before the renamed entries are looked at.
-        keys.Moved("b.bin", "c.bin", isDirectory: false);
-        keys.Moved("docs", "r", isDirectory: true);
+        Assert.Equal(1, keys.Moving("b.bin", "c.bin", isDirectory: false, () =>
+        {
+            MoveEntry("b.bin", "c.bin");
+            return 1;
+        }));
+        keys.Moving("docs", "r", isDirectory: true, () =>
+        {
+            MoveEntry("docs/old/x.bin", "r/old/x.bin");
+            return 1;
+        });
 
         Assert.Equal("c.bin", keys.HolderOf("drive/a.bin"));
         Assert.Equal("r/old/x.bin", keys.HolderOf("drive/x.bin"));
         Assert.Equal("docsy/y.bin", keys.HolderOf("drive/y.bin"));
+        Assert.True(keys.IsStillNeeded("drive/a.bin"));
+        Assert.True(keys.IsStillNeeded("drive/x.bin"));
+    }
+
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public void A_hold_is_still_needed_while_its_file_is_renamed_between_the_index_and_the_hold(bool folder)
+    {
+        var keys = Keys();
+        var (from, to) = folder ? ("docs/b.bin", "r/b.bin") : ("b.bin", "c.bin");
+        keys.Track(Entry(from, FileState.Stubbed, "drive/a.bin"));
+
+        bool? neededMeanwhile = null;
+        keys.Moving(folder ? "docs" : from, folder ? "r" : to, folder, () =>
+        {
+            MoveEntry(from, to);
+            // An owed delete of the key asks now: the entry has left the old name, the hold is still there.
+            neededMeanwhile = keys.IsStillNeeded("drive/a.bin");
+            return 1;
+        });
+
+        Assert.True(neededMeanwhile);
+        Assert.Equal(to, keys.HolderOf("drive/a.bin"));
+        Assert.True(keys.IsStillNeeded("drive/a.bin"));
     }
 
     [Fact]

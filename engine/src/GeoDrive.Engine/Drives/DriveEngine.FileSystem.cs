@@ -445,12 +445,11 @@ public sealed partial class DriveEngine : IDriveFileSystem
             paths.ForEach(_recallFlushes.SettleLocked);
             // Before the index shows the new name, so no stub scan can find it without its open handles.
             MoveOpenPaths(oldPath, newPath);
-            moved = _index.Rename(oldPath, newPath);
+            // The keys its files hold go with the index, while both names are locked: an upload waiting to rescue a key's bytes follows them.
+            moved = _renamed.Moving(oldPath, newPath, isDirectory, () => _index.Rename(oldPath, newPath));
             if (moved > 0)
             {
                 Recalls.Move(oldPath, newPath);
-                // With the index, while both names are locked: an upload waiting to rescue a key's bytes follows them.
-                _renamed.Moved(oldPath, newPath, isDirectory);
             }
         }
         finally

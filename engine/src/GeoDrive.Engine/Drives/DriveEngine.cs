@@ -377,7 +377,7 @@ public sealed partial class DriveEngine : IAsyncDisposable
     /// <summary>
     /// Before <paramref name="key"/> is overwritten (an upload, a rename's copy): a renamed stub whose bytes still live there
     /// comes home first. The holder is asked again under its lock: renamed on while this waited for that lock, its hold went
-    /// with it (<see cref="RenamedKeys.Moved"/>), and the stub is followed to its new name. Only that holder's hold ends here;
+    /// with it (<see cref="RenamedKeys.Moving"/>), and the stub is followed to its new name. Only that holder's hold ends here;
     /// before, a rename in the wait left the old name empty, the key was let go, and the upload replaced the stub's only copy
     /// (randomized crash test, seed 382177918).
     /// </summary>

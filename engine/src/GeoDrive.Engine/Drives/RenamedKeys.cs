@@ -19,6 +19,8 @@ public sealed class RenamedKeys(Func<string, FileEntry?> entryOf, Func<string, s
     // Key -> the path of the stub whose only bucket copy it holds.
     private readonly ConcurrentDictionary<string, string> _held = new(StringComparer.Ordinal);
     private readonly ConcurrentDictionary<string, byte> _comingHome = new(StringComparer.Ordinal);
+    // Paths being renamed (see Moving): their entries have left the old names, their holds not yet.
+    private readonly ConcurrentDictionary<string, byte> _moving = new(StringComparer.Ordinal);
     // Key -> the version (ETag) a file renamed away from it knew there: a file later renamed onto the name
     // replaces that version, which is this drive's own doing, never another site's change.
     private readonly ConcurrentDictionary<string, string> _leftVersions = new(StringComparer.Ordinal);
@@ -88,24 +90,38 @@ public sealed class RenamedKeys(Func<string, FileEntry?> entryOf, Func<string, s
     }
 
     /// <summary>
-    /// A file or folder was renamed, under the path locks of both names: the keys its files hold are held by their new
-    /// names at once, before those locks are let go. Whoever waited for the old name's lock to rescue a key's bytes finds
-    /// where they went.
+    /// A file or folder is renamed, under the path locks of both names: <paramref name="moveIndex"/> moves the index, and the
+    /// keys its files hold are then held by their new names, before those locks are let go. Whoever waited for the old
+    /// name's lock to rescue a key's bytes finds where they went, and <see cref="IsStillNeeded"/> never takes a holder
+    /// between its entry's move and its hold's for one that is gone. Returns what <paramref name="moveIndex"/> returned.
     /// </summary>
-    public void Moved(string oldPath, string newPath, bool isDirectory)
+    public int Moving(string oldPath, string newPath, bool isDirectory, Func<int> moveIndex)
     {
-        foreach (var (key, holder) in _held)
+        _moving[oldPath] = 0;
+        try
         {
-            if (holder == oldPath)
+            var moved = moveIndex();
+            foreach (var (key, holder) in _held)
             {
-                _held.TryUpdate(key, newPath, holder);
+                if (holder == oldPath)
+                {
+                    _held.TryUpdate(key, newPath, holder);
+                }
+                else if (isDirectory && holder.StartsWith(oldPath + "/", StringComparison.Ordinal))
+                {
+                    _held.TryUpdate(key, newPath + holder[oldPath.Length..], holder);
+                }
             }
-            else if (isDirectory && holder.StartsWith(oldPath + "/", StringComparison.Ordinal))
-            {
-                _held.TryUpdate(key, newPath + holder[oldPath.Length..], holder);
-            }
+            return moved;
+        }
+        finally
+        {
+            _moving.TryRemove(oldPath, out _);
         }
     }
+
+    private bool BeingMoved(string path) =>
+        !_moving.IsEmpty && _moving.Keys.Any(moving => path == moving || path.StartsWith(moving + "/", StringComparison.Ordinal));
 
     /// <summary>Whether a renamed file holds <paramref name="key"/> (as far as this drive last heard).</summary>
     public bool IsHeld(string key) => _held.ContainsKey(key);
@@ -115,20 +131,27 @@ public sealed class RenamedKeys(Func<string, FileEntry?> entryOf, Func<string, s
 
     /// <summary>
     /// Whether a renamed file still has its only bucket copy under <paramref name="key"/>. Checked against the
-    /// index, so a hold left behind (the file was uploaded anew, deleted or moved on) never keeps an old key for
-    /// ever; such a hold is dropped here.
+    /// index, so a hold left behind (the file was uploaded anew or deleted) never keeps an old key for ever; such a
+    /// hold is dropped here. A holder being renamed (<see cref="Moving"/>) is missing from the index for a moment
+    /// before its hold follows it: it still needs the key, and a hold that moved on meanwhile is asked about anew.
     /// </summary>
     public bool IsStillNeeded(string key)
     {
-        if (!_held.TryGetValue(key, out var holder))
+        while (_held.TryGetValue(key, out var holder))
         {
-            return false;
+            if (entryOf(holder) is { State: FileState.Stubbed or FileState.Recalling or FileState.Cached } entry && entry.ObjectKey == key)
+            {
+                return true;
+            }
+            if (BeingMoved(holder))
+            {
+                return true;
+            }
+            if (_held.TryRemove(new KeyValuePair<string, string>(key, holder)))
+            {
+                return false;
+            }
         }
-        if (entryOf(holder) is { State: FileState.Stubbed or FileState.Recalling or FileState.Cached } entry && entry.ObjectKey == key)
-        {
-            return true;
-        }
-        _held.TryRemove(new KeyValuePair<string, string>(key, holder));
         return false;
     }
 
