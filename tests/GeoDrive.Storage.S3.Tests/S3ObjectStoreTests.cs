@@ -71,6 +71,112 @@ public sealed class S3ObjectStoreTests(S3ServerFixture s3) : IClassFixture<S3Ser
         Assert.Empty(await store.ListOpenMultipartUploadsAsync());
     }
 
+    /// <summary>
+    /// A paced stream (a drive's bandwidth limit) over a file or a memory buffer: each part is read from the source at
+    /// its offset and through the pace as it is sent, every byte paced once, and the stream itself never read (read whole
+    /// through the pace and then sent, each part left in one burst: docs/decisions/0033-throttled-parts-paced-on-the-wire.md).
+    /// </summary>
+    [Theory]
+    [InlineData("file")]
+    [InlineData("memory")]
+    public async Task A_paced_multipart_upload_sends_each_part_from_its_source_through_the_pace_once(string source)
+    {
+        using var store = Store(threshold: 5 * MiB, partSize: 5 * MiB);
+        var size = 12 * MiB + 7;
+        var content = Bytes(size, 33);
+        var path = Path.Combine(Path.GetTempPath(), $"geodrive-paced-{Guid.NewGuid():N}.bin");
+        await File.WriteAllBytesAsync(path, content);
+        try
+        {
+            await using Stream inner = source == "file" ? new FileStream(path, FileMode.Open, FileAccess.Read, FileShare.Read, bufferSize: 0)
+                : new MemoryStream(content, 0, content.Length, writable: false, publiclyVisible: true);
+            var paced = new CountingPace(inner);
+
+            await store.PutAsync("paced.bin", paced, size, new Dictionary<string, string>());
+
+            Assert.Equal(content, await GetAsync(store, "paced.bin"));
+            Assert.Equal(size, paced.PacedBytes);
+            Assert.Equal(3, paced.Parts);
+            Assert.Equal(0, paced.ReadDirectly);
+        }
+        finally
+        {
+            File.Delete(path);
+        }
+    }
+
+    /// <summary>Counts what passes through its pace, and any read of itself.</summary>
+    private sealed class CountingPace(Stream source) : Stream, GeoDrive.Core.Ports.IPacedStream
+    {
+        private long _paced;
+        private int _parts;
+
+        public long PacedBytes => Interlocked.Read(ref _paced);
+        public int Parts => Volatile.Read(ref _parts);
+        public long ReadDirectly { get; private set; }
+
+        public Stream Source => source;
+
+        public Stream Pace(Stream part)
+        {
+            Interlocked.Increment(ref _parts);
+            return new Counted(part, n => Interlocked.Add(ref _paced, n));
+        }
+
+        public override bool CanRead => true;
+        public override bool CanSeek => false;
+        public override bool CanWrite => false;
+        public override long Length => source.Length;
+        public override long Position { get => 0; set => throw new NotSupportedException(); }
+        public override int Read(byte[] buffer, int offset, int count)
+        {
+            var n = source.Read(buffer, offset, count);
+            ReadDirectly += n;
+            return n;
+        }
+
+        public override void Flush() { }
+        public override long Seek(long offset, SeekOrigin origin) => throw new NotSupportedException();
+        public override void SetLength(long value) => throw new NotSupportedException();
+        public override void Write(byte[] buffer, int offset, int count) => throw new NotSupportedException();
+    }
+
+    private sealed class Counted(Stream inner, Action<int> counted) : Stream
+    {
+        public override bool CanRead => true;
+        public override bool CanSeek => inner.CanSeek;
+        public override bool CanWrite => false;
+        public override long Length => inner.Length;
+        public override long Position { get => inner.Position; set => inner.Position = value; }
+        public override int Read(byte[] buffer, int offset, int count)
+        {
+            var n = inner.Read(buffer, offset, count);
+            counted(n);
+            return n;
+        }
+
+        public override async ValueTask<int> ReadAsync(Memory<byte> buffer, CancellationToken cancellationToken = default)
+        {
+            var n = await inner.ReadAsync(buffer, cancellationToken);
+            counted(n);
+            return n;
+        }
+
+        public override void Flush() { }
+        public override long Seek(long offset, SeekOrigin origin) => inner.Seek(offset, origin);
+        public override void SetLength(long value) => throw new NotSupportedException();
+        public override void Write(byte[] buffer, int offset, int count) => throw new NotSupportedException();
+
+        protected override void Dispose(bool disposing)
+        {
+            if (disposing)
+            {
+                inner.Dispose();
+            }
+            base.Dispose(disposing);
+        }
+    }
+
     [Fact]
     public async Task A_cancelled_multipart_upload_leaves_no_open_upload_behind()
     {

@@ -15,8 +15,9 @@ public sealed partial class S3ObjectStore
     /// <summary>
     /// Parts go up <see cref="S3StoreOptions.MultipartUploadThreads"/> at a time. From a file, each
     /// part is read in place at its offset through the file's own handle (never by its name again), so
-    /// memory does not grow with the part size;
-    /// from any other stream, parts are read in order into one rented buffer per part in flight.
+    /// memory does not grow with the part size; from a memory stream, in place in its buffer; either, when
+    /// paced (<see cref="IPacedStream"/>), through the pace as it is sent.
+    /// From any other stream, parts are read in order into one rented buffer per part in flight.
     /// A part that fails is retried with backoff and jitter; if the upload still fails or is
     /// cancelled, it is aborted, so no orphaned parts stay behind.
     /// </summary>
@@ -27,7 +28,16 @@ public sealed partial class S3ObjectStore
         var partSize = multipart.PartSize;
         var partCount = (int)((length + partSize - 1) / partSize);
         var etags = new PartETag[partCount];
-        var sourceFile = content is FileStream { CanSeek: true } file ? file.SafeFileHandle : null;
+        // Paced (a bandwidth limit): each part is read from its source at its offset and paced as it is sent, not read
+        // whole through the limit into a buffer and then sent in one burst.
+        var paced = content as IPacedStream;
+        Func<long, int, Stream>? partAt = (paced?.Source ?? content) switch
+        {
+            FileStream { CanSeek: true } file => (offset, size) => new FileSegmentStream(file.SafeFileHandle, offset, size),
+            MemoryStream memory when memory.Position == 0 && memory.TryGetBuffer(out var bytes) =>
+                (offset, size) => new MemoryStream(bytes.Array!, bytes.Offset + (int)offset, size, writable: false),
+            _ => null,
+        };
         using var inFlight = new SemaphoreSlim(multipart.UploadThreads);
         using var failed = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         var parts = new List<Task>(partCount);
@@ -39,7 +49,7 @@ public sealed partial class S3ObjectStore
                 var offset = (number - 1) * partSize;
                 var size = (int)Math.Min(partSize, length - offset);
                 byte[]? buffer = null;
-                if (sourceFile is null)
+                if (partAt is null)
                 {
                     buffer = ArrayPool<byte>.Shared.Rent(size);
                     var read = await ReadFullyAsync(content, buffer.AsMemory(0, size), failed.Token);
@@ -55,7 +65,7 @@ public sealed partial class S3ObjectStore
                 {
                     try
                     {
-                        etags[partNumber - 1] = await UploadPartAsync(key, uploadId, partNumber, sourceFile, offset, size, buffer, failed.Token);
+                        etags[partNumber - 1] = await UploadPartAsync(key, uploadId, partNumber, partAt, offset, size, buffer, paced, failed.Token);
                     }
                     catch
                     {
@@ -157,7 +167,7 @@ public sealed partial class S3ObjectStore
         }
     }
 
-    private async Task<PartETag> UploadPartAsync(string key, string uploadId, int number, Microsoft.Win32.SafeHandles.SafeFileHandle? sourceFile, long offset, int size, byte[]? buffer, CancellationToken cancellationToken)
+    private async Task<PartETag> UploadPartAsync(string key, string uploadId, int number, Func<long, int, Stream>? partAt, long offset, int size, byte[]? buffer, IPacedStream? paced, CancellationToken cancellationToken)
     {
         var response = await OnAnyEndpointWithRetriesAsync(key, client =>
         {
@@ -168,14 +178,14 @@ public sealed partial class S3ObjectStore
                 UploadId = uploadId,
                 PartNumber = number,
                 PartSize = size,
-                // A part read from the file is signed as it is sent (SigV4 streaming chunks, each checked by the server), so
-                // it is read once; signed whole, the SDK read it to hash it, then again to send it (ADR 0032). A part
-                // already in memory (a throttled upload reads its parts into buffers) is signed whole, as before.
-                UseChunkEncoding = sourceFile is not null,
+                // A part read from its source is signed as it is sent (SigV4 streaming chunks, each checked by the server), so
+                // it is read once; signed whole, the SDK read it to hash it, then again to send it (ADR 0032), and a paced
+                // part would pay the limit twice and leave in a burst. A part already read into a buffer is signed whole.
+                UseChunkEncoding = partAt is not null,
             };
-            request.InputStream = sourceFile is not null
-                ? new FileSegmentStream(sourceFile, offset, size)
-                : new MemoryStream(buffer!, 0, size, writable: false);
+            request.InputStream = partAt is null ? new MemoryStream(buffer!, 0, size, writable: false)
+                : paced is not null ? paced.Pace(partAt(offset, size))
+                : partAt(offset, size);
             return client.UploadPartAsync(request, cancellationToken);
         }, cancellationToken);
         return new PartETag(number, response.ETag);

@@ -221,7 +221,7 @@ public sealed partial class DriveEngine
         Transfers.UploadStarted(local.Size);
         try
         {
-            // Unthrottled, a file goes as is (multipart parts straight from their offsets).
+            // A file goes as is, multipart parts straight from their offsets; throttled, each part is paced as it is sent.
             await using Stream file = whole is not null
                 ? new MemoryStream(whole, 0, (int)local.Size, writable: false, publiclyVisible: true)
                 : FileHashes.OpenShared(Options.CachePath, localPath);

@@ -41,17 +41,24 @@ public sealed class Throttle(Func<long> bytesPerSecond, Action<TimeSpan>? waited
     }
 }
 
-/// <summary>A stream whose reads (uploads) or writes (recalls) pass through a <see cref="Throttle"/> in small slices.</summary>
-public sealed class ThrottledStream(Stream inner, Throttle throttle) : Stream
+/// <summary>
+/// A stream whose reads (uploads) or writes (recalls) pass through a <see cref="Throttle"/> in small slices. A seekable
+/// inner stream stays seekable (a request sent again reads its body again, and pays for it again).
+/// </summary>
+public sealed class ThrottledStream(Stream inner, Throttle throttle) : Stream, Core.Ports.IPacedStream
 {
+    Stream Core.Ports.IPacedStream.Source => inner;
+
+    Stream Core.Ports.IPacedStream.Pace(Stream part) => new ThrottledStream(part, throttle);
+
     // Slices keep one large read from bursting far past the limit.
     private const int Slice = 64 * 1024;
 
     public override bool CanRead => inner.CanRead;
-    public override bool CanSeek => false;
+    public override bool CanSeek => inner.CanSeek;
     public override bool CanWrite => inner.CanWrite;
     public override long Length => inner.Length;
-    public override long Position { get => inner.Position; set => throw new NotSupportedException(); }
+    public override long Position { get => inner.Position; set => inner.Position = value; }
 
     public override async ValueTask<int> ReadAsync(Memory<byte> buffer, CancellationToken cancellationToken = default)
     {
@@ -85,7 +92,7 @@ public sealed class ThrottledStream(Stream inner, Throttle throttle) : Stream
 
     public override void Flush() => inner.Flush();
 
-    public override long Seek(long offset, SeekOrigin origin) => throw new NotSupportedException();
+    public override long Seek(long offset, SeekOrigin origin) => inner.Seek(offset, origin);
 
     public override void SetLength(long value) => throw new NotSupportedException();
 
