@@ -5,14 +5,18 @@ namespace GeoDrive.Service.Drives;
 
 /// <summary>
 /// A drive's ordered policy files and the last good policy made of them. Checked on every scheduler
-/// pass (a stat per file), so a saved file takes effect within a second or two, whatever way the
-/// editor saves (in place, or write-and-rename). A file that does not load is refused whole: the last
-/// good policy stays in force.
+/// pass (a stat per file), so a saved file takes effect within two or three seconds, whatever way the
+/// editor saves (in place, or write-and-rename). A change is read once it held still from one look to the
+/// next: a save caught half-written (truncated, not yet written) is never read, so it is neither refused
+/// for what it lacked nor, cut at a line, put in force without the rest. A file that does not load is
+/// refused whole: the last good policy stays in force.
 /// </summary>
 public sealed class PolicyFiles
 {
     private IReadOnlyList<string> _paths;
     private string _fingerprint;
+    // A change seen at the last look, read if the files are still so at the next.
+    private string? _changing;
 
     /// <param name="refusedAtStart">Why the files on disk did not load at start, when the drive started with the last good copy.</param>
     public PolicyFiles(IReadOnlyList<string> paths, PolicyEvaluator loaded, GeoDriveException? refusedAtStart = null)
@@ -43,18 +47,29 @@ public sealed class PolicyFiles
     {
         _paths = paths;
         _fingerprint = Fingerprint(paths);
+        _changing = null;
         Current = loaded;
         LastRefusal = null;
     }
 
-    /// <summary>Loads the files again if any changed since the last look; what happened, or null when nothing changed.</summary>
+    /// <summary>
+    /// Loads the files again if they changed and held still since the last look; what happened, or null when nothing
+    /// changed or a change is still settling (CI, 2026-11-29: a broken save was refused twice, once half-written).
+    /// </summary>
     public PolicyReload? ReloadIfChanged()
     {
         var fingerprint = Fingerprint(_paths);
         if (fingerprint == _fingerprint)
         {
+            _changing = null;
             return null;
         }
+        if (fingerprint != _changing)
+        {
+            _changing = fingerprint;
+            return null;
+        }
+        _changing = null;
         _fingerprint = fingerprint;
         try
         {
