@@ -53,7 +53,14 @@ public sealed partial class DriveEngine : IAsyncDisposable
         LocalStubs = new SparseFileStubs(options.CachePath);
         _store = store;
         _index = index;
-        _recallFlushes = new RecallFlushes(_locks, RecallFlushFailed);
+        // A rewrite of the entry as it is, durable: it takes every deferred write before it to the disk.
+        _recallFlushes = new RecallFlushes(_locks, RecallFlushFailed, path =>
+        {
+            if (_index.Get(path) is { } recalled)
+            {
+                _index.Put(recalled);
+            }
+        });
         _life = new FileLife(index, path => _recallFlushes.SettleLocked(path));
         _policy = policy;
         _uploadThreads = options.UploadConcurrency;

@@ -30,6 +30,7 @@ internal sealed partial class RecallFlushes : IAsyncDisposable
 
     private readonly PathLocks _locks;
     private readonly Action<string?, Exception> _failed;
+    private readonly Action<string> _recorded;
     private readonly Lock _gate = new();
     private readonly Dictionary<string, SafeFileHandle> _pending = new(StringComparer.Ordinal);
     private readonly SemaphoreSlim _wake = new(0);
@@ -41,10 +42,17 @@ internal sealed partial class RecallFlushes : IAsyncDisposable
 
     /// <param name="locks">The drive's path locks: a mark goes only under its file's.</param>
     /// <param name="failed">Told of a file whose bytes could not be flushed (it stays pending, its mark in place).</param>
-    public RecallFlushes(PathLocks locks, Action<string?, Exception> failed)
+    /// <param name="recorded">
+    /// Makes the index's record of the file's recall durable, under the file's lock, before its mark goes: its Cached was
+    /// written deferred, and a mark gone before it left a kill -9 a stub or a recall in the index over a file without its
+    /// mark, whose later bytes a restart set aside as a conflict copy or threw away with the recall (soak seeds 706964756,
+    /// 359017918). Called once per batch: every deferred write before a durable one goes to the disk with it.
+    /// </param>
+    public RecallFlushes(PathLocks locks, Action<string?, Exception> failed, Action<string> recorded)
     {
         _locks = locks;
         _failed = failed;
+        _recorded = recorded;
         _worker = Task.Run(RunAsync);
     }
 
@@ -128,7 +136,10 @@ internal sealed partial class RecallFlushes : IAsyncDisposable
         }
         try
         {
-            Settle(handle);
+            RandomAccess.FlushToDisk(handle);
+            _recorded(path);
+            ClearRecallingMark(handle);
+            handle.Dispose();
         }
         catch
         {
@@ -144,7 +155,7 @@ internal sealed partial class RecallFlushes : IAsyncDisposable
         }
     }
 
-    /// <summary>Flushes the bytes of an open recalled file and removes its Recalling mark; closes the handle.</summary>
+    /// <summary>Flushes the bytes of an open recalled file no longer at its name and removes its Recalling mark; closes the handle.</summary>
     private static void Settle(SafeFileHandle handle)
     {
         RandomAccess.FlushToDisk(handle);
@@ -185,6 +196,7 @@ internal sealed partial class RecallFlushes : IAsyncDisposable
                 return;
             }
             var flushed = Flush(batch);
+            var recorded = false;
             foreach (var (path, handle) in batch)
             {
                 if (!flushed(handle))
@@ -201,6 +213,12 @@ internal sealed partial class RecallFlushes : IAsyncDisposable
                             continue;
                         }
                         _pending.Remove(path);
+                    }
+                    if (!recorded)
+                    {
+                        // The batch's Cached records, written deferred before their files waited here, go with this one.
+                        _recorded(path);
+                        recorded = true;
                     }
                     ClearRecallingMark(handle);
                     handle.Dispose();
