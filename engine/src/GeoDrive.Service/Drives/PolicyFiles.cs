@@ -5,7 +5,7 @@ namespace GeoDrive.Service.Drives;
 
 /// <summary>
 /// A drive's ordered policy files and the last good policy made of them. Checked on every scheduler
-/// pass (a stat per file), so a saved file takes effect within two or three seconds, whatever way the
+/// pass (a stat per file), so a saved file takes effect within two seconds, whatever way the
 /// editor saves (in place, or write-and-rename). A change is read once it held still from one look to the
 /// next: a save caught half-written (truncated, not yet written) is never read, so it is neither refused
 /// for what it lacked nor, cut at a line, put in force without the rest. A file that does not load is
