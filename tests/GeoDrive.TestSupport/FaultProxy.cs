@@ -30,6 +30,7 @@ public sealed class FaultProxy : IDisposable
     private int _pendingLostReplies;
     private Func<string, bool> _losesReplyTo = static _ => false;
     private int _repliesLost;
+    private ConcurrentQueue<string>? _requestHeads;
 
     public FaultProxy(string upstreamEndpoint)
     {
@@ -92,6 +93,19 @@ public sealed class FaultProxy : IDisposable
         Interlocked.Exchange(ref _pendingLostReplies, count);
         DropConnections();
     }
+
+    /// <summary>
+    /// From now on every request's head (request line and headers, as the client sent them) is kept in
+    /// <see cref="RequestHeads"/>; each request goes on a connection of its own (its last), so none passes unseen.
+    /// </summary>
+    public void RecordRequestHeads()
+    {
+        Interlocked.CompareExchange(ref _requestHeads, new ConcurrentQueue<string>(), null);
+        DropConnections();
+    }
+
+    /// <summary>The heads of the requests passed since <see cref="RecordRequestHeads"/>, in the order they came.</summary>
+    public IReadOnlyList<string> RequestHeads => [.. Volatile.Read(ref _requestHeads) ?? []];
 
     public int InternalErrorsSent => Volatile.Read(ref _internalErrorsSent);
 
@@ -213,9 +227,14 @@ public sealed class FaultProxy : IDisposable
             _connections[upstream] = 0;
             try
             {
-                if (Volatile.Read(ref _pendingLostReplies) > 0)
+                if (Volatile.Read(ref _pendingLostReplies) > 0 || Volatile.Read(ref _requestHeads) is not null)
                 {
                     var head = await ReadRequestHeadAsync(client);
+                    if (Volatile.Read(ref _requestHeads) is { } heads)
+                    {
+                        var text = Encoding.Latin1.GetString(head);
+                        heads.Enqueue(text.IndexOf("\r\n\r\n", StringComparison.Ordinal) is var end and >= 0 ? text[..end] : text);
+                    }
                     // Only a connection's first request is looked at: this one is its last, so the client's next
                     // request comes on a new connection (a server that keeps connections alive, as Ceph RGW does,
                     // otherwise carried the request to lose on a connection opened by an earlier one).

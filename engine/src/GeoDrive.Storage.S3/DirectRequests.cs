@@ -77,10 +77,11 @@ internal sealed class DirectRequests(S3StoreOptions options)
     }
 
     /// <summary>
-    /// A GET of <paramref name="range"/> ("bytes=a-b" or "bytes=a-") of the version <paramref name="expected"/> names; the
-    /// answer with its body still to read when the server sent the bytes, null otherwise (the caller then asks the SDK).
+    /// A GET of <paramref name="range"/> ("bytes=a-b" or "bytes=a-"; null: the whole object) of the version
+    /// <paramref name="expected"/> names; the answer with its body still to read when the server sent the bytes, null
+    /// otherwise (the caller then asks the SDK).
     /// </summary>
-    public async Task<HttpResponseMessage?> TryGetAsync(HttpClient http, Uri endpoint, string key, string range, ObjectVersion expected, CancellationToken cancellationToken)
+    public async Task<HttpResponseMessage?> TryGetAsync(HttpClient http, Uri endpoint, string key, string? range, ObjectVersion expected, CancellationToken cancellationToken)
     {
         if (!Addresses(endpoint, key))
         {
@@ -93,7 +94,10 @@ internal sealed class DirectRequests(S3StoreOptions options)
             query = "versionId=" + SigV4Signer.EncodeQueryValue(expected.VersionId);
         }
         using var request = new HttpRequestMessage(HttpMethod.Get, Address(endpoint, path, query));
-        request.Headers.TryAddWithoutValidation("Range", range);
+        if (range is not null)
+        {
+            request.Headers.TryAddWithoutValidation("Range", range);
+        }
         if (!string.IsNullOrEmpty(expected.ETag))
         {
             request.Headers.TryAddWithoutValidation("If-Match", expected.ETag);

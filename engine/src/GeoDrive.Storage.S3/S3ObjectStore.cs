@@ -218,10 +218,13 @@ public sealed partial class S3ObjectStore : IObjectStore, IEndpointHealth, IDisp
         {
             return null;
         }
-        // Always a range, even for the whole object: without one the SDK checks the answer's MD5 against the
-        // ETag in managed code (~25 ms of CPU per MB here, most of a recall's cost), while every caller
-        // verifies the bytes itself (the recall by its SHA-256). An empty object refuses "bytes=0-" (416).
+        // The SDK is always asked for a range, even for the whole object: without one it checks the answer's MD5
+        // against the ETag in managed code (~25 ms of CPU per MB here, most of a recall's cost), while every caller
+        // verifies the bytes itself (the recall by its hash). An empty object refuses "bytes=0-" (416).
         var range = length is { } l ? $"bytes={offset}-{offset + l - 1}" : $"bytes={offset}-";
+        // The store's own GET asks for a whole object without one: Ceph RGW spent about a quarter more CPU on a ranged
+        // GET of a 10 KB object (docs/decisions.md), and a small file's recall asks for the whole object.
+        var whole = offset == 0 && length is null;
         // Pinned: each range of a recall comes from the one version it started with, or fails (412), so a
         // replaced object restarts the recall from its new version. The version id only when no ETag is known:
         // with it, a versioned bucket would go on serving the old version and the change would go unseen.
@@ -237,7 +240,7 @@ public sealed partial class S3ObjectStore : IObjectStore, IEndpointHealth, IDisp
         // Failover only until the answer starts: once bytes reached the destination, a retry would repeat them.
         using var response = await OnAnyEndpointAsync(key, async endpoint =>
         {
-            if (await _direct.TryGetAsync(endpoint.Http, endpoint.Url, key, range, expected, cancellationToken) is { } direct)
+            if (await _direct.TryGetAsync(endpoint.Http, endpoint.Url, key, whole ? null : range, expected, cancellationToken) is { } direct)
             {
                 return new Answer(direct, await direct.Content.ReadAsStreamAsync(cancellationToken), AnsweredBy(key, direct));
             }
@@ -257,6 +260,10 @@ public sealed partial class S3ObjectStore : IObjectStore, IEndpointHealth, IDisp
             return null;
         }
         var answered = response.Object;
+        if (whole && answered.Size == 0)
+        {
+            return null; // the object is empty, as the SDK's refused range says
+        }
         var buffer = ArrayPool<byte>.Shared.Rent(1 << 20);
         try
         {
@@ -315,7 +322,7 @@ public sealed partial class S3ObjectStore : IObjectStore, IEndpointHealth, IDisp
         public void Dispose() => Owner.Dispose();
     }
 
-    /// <summary>The object a ranged answer of the store's own GET describes.</summary>
+    /// <summary>The object an answer of the store's own GET describes (a ranged one names the whole size in its Content-Range).</summary>
     private static ObjectInfo AnsweredBy(string key, HttpResponseMessage response) => new(
         key,
         WholeSize(DirectRequests.Header(response, "Content-Range"), response.Content.Headers.ContentLength ?? 0),
