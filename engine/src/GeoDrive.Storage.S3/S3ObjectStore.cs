@@ -260,11 +260,8 @@ public sealed partial class S3ObjectStore : IObjectStore, IEndpointHealth, IDisp
             return null;
         }
         var answered = response.Object;
-        if (whole && answered.Size == 0)
-        {
-            return null; // the object is empty, as the SDK's refused range says
-        }
         var buffer = ArrayPool<byte>.Shared.Rent(1 << 20);
+        long total = 0;
         try
         {
             while (true)
@@ -280,8 +277,11 @@ public sealed partial class S3ObjectStore : IObjectStore, IEndpointHealth, IDisp
                 }
                 if (read == 0)
                 {
-                    return answered;
+                    // A whole object's answer without a range: empty reads as the SDK's refused range did, and its size is
+                    // the bytes that came (a server that streams it chunked names no length).
+                    return !whole ? answered : total == 0 ? null : answered.Size == total ? answered : answered with { Size = total };
                 }
+                total += read;
                 // The caller's failure (a full disk) is its own, never taken for the server's.
                 await destination.WriteAsync(buffer.AsMemory(0, read), cancellationToken);
             }
