@@ -35,7 +35,8 @@ public sealed class ThrottleTests(CephS3Fixture s3, ITestOutputHelper output) : 
     {
         var content = DriveRig.RandomBytes(size, size);
         await rig.WriteAsync(path, content);
-        wire.ResetWireMeterFrom($"POST /{rig.Bucket}/{path}?uploads");
+        // Until the completion: it goes once the server has answered the last part, a wait that is the server's.
+        wire.ResetWireMeterFrom($"POST /{rig.Bucket}/{path}?uploads", $"POST /{rig.Bucket}/{path}?uploadId=");
         var clock = Stopwatch.StartNew();
         var entry = await rig.Engine.UploadAsync(path);
         var seconds = clock.Elapsed.TotalSeconds;
@@ -44,9 +45,38 @@ public sealed class ThrottleTests(CephS3Fixture s3, ITestOutputHelper output) : 
         return (seconds, async () => Assert.Equal(content, await rig.ObjectBytesAsync(path)));
     }
 
+    private static readonly SemaphoreSlim WarmUpGate = new(1, 1);
+    private static bool _warm;
+
+    /// <summary>
+    /// Once per test process, a throttled multipart upload on a drive of its own (its own limiter), untimed: the first
+    /// throttled upload in a process runs code the JIT has not compiled yet, and measured 8.54 MB/s under 10 MB/s on CI
+    /// (2026-11-29) where later ones measure 9.9-10.0. The rate tests measure the limiter, not a cold process.
+    /// </summary>
+    private async Task WarmUpAsync()
+    {
+        await WarmUpGate.WaitAsync();
+        try
+        {
+            if (_warm)
+            {
+                return;
+            }
+            await using var rig = new DriveRig(s3, Policy("{ upload: 100MB/s }"), multipartThreshold: 8L << 20);
+            await rig.WriteAsync("warm-up.bin", DriveRig.RandomBytes(17 * MB, 17));
+            Assert.Equal(FileState.Cached, (await rig.Engine.UploadAsync("warm-up.bin")).State);
+            _warm = true;
+        }
+        finally
+        {
+            WarmUpGate.Release();
+        }
+    }
+
     [Fact]
     public async Task A_50_MB_upload_throttled_to_10_MB_per_second_takes_at_least_4_5_s_at_no_more_than_10_percent_over_the_rate()
     {
+        await WarmUpAsync();
         // The rate is measured on the wire, by a proxy in front of the server: hashing before and the
         // HEAD after are not the transfer.
         using var wire = new FaultProxy(s3.Endpoint);
@@ -62,12 +92,15 @@ public sealed class ThrottleTests(CephS3Fixture s3, ITestOutputHelper output) : 
         // Over the rate is the throttle failing, under it a limiter that sends less than it may. CI measured 8.76 MB/s once
         // (2026-11-27) when parts were read whole through the limit and sent in a burst each (the last one's send, and the
         // upload's start, added to the span); paced as they are sent and measured from the first part, 9.93-10.08 here.
+        // CI measured 8.54 MB/s (2026-11-29) with the span running to the completion, which waits for the server's answer
+        // to the last part (here 8.40 in one run of two); measured to the last part's bytes, 9.98-9.99 in four runs.
         Assert.InRange(rate, 9.0, 11.0);
     }
 
     [Fact]
     public async Task Inside_a_schedule_window_the_window_s_rate_applies()
     {
+        await WarmUpAsync();
         // The manual clock starts on Monday 2026-01-05 09:00 UTC; the window covers every day, all day, in any time zone.
         using var wire = new FaultProxy(s3.Endpoint);
         await using var rig = new DriveRig(s3, Policy("""

@@ -56,11 +56,15 @@ public sealed class FaultProxy : IDisposable
     private long _lastToServer;
 
     private byte[]? _meterFrom;
+    private byte[]? _meterUntil;
+    private int _meterStopped;
 
     /// <summary>Measures the wire afresh, for a second transfer of the same test (call it while nothing is in flight).</summary>
     public void ResetWireMeter()
     {
         Volatile.Write(ref _meterFrom, null);
+        Volatile.Write(ref _meterUntil, null);
+        Volatile.Write(ref _meterStopped, 0);
         Interlocked.Exchange(ref _bytesToServer, 0);
         Interlocked.Exchange(ref _firstToServer, 0);
         Interlocked.Exchange(ref _lastToServer, 0);
@@ -76,6 +80,17 @@ public sealed class FaultProxy : IDisposable
     {
         ResetWireMeter();
         Volatile.Write(ref _meterFrom, Encoding.ASCII.GetBytes(requestLine));
+    }
+
+    /// <summary>
+    /// As <see cref="ResetWireMeterFrom"/>, and the meter stops at the first request whose line starts with
+    /// <paramref name="untilRequestLine"/> (say "POST /bucket/key?uploadId=", a multipart upload's completion, which goes only
+    /// once the server has answered the last part: its answer's wait is the server's, not the sender's pace).
+    /// </summary>
+    public void ResetWireMeterFrom(string requestLine, string untilRequestLine)
+    {
+        ResetWireMeterFrom(requestLine);
+        Volatile.Write(ref _meterUntil, Encoding.ASCII.GetBytes(untilRequestLine));
     }
 
     public int ResetsSent => Volatile.Read(ref _resetsSent);
@@ -328,7 +343,11 @@ public sealed class FaultProxy : IDisposable
             {
                 Interlocked.CompareExchange(ref _meterFrom, null, startLine);
             }
-            if (toServer && Volatile.Read(ref _meterFrom) is null)
+            if (toServer && Volatile.Read(ref _meterUntil) is { } endLine && buffer.AsSpan(0, n).StartsWith(endLine))
+            {
+                Volatile.Write(ref _meterStopped, 1);
+            }
+            if (toServer && Volatile.Read(ref _meterFrom) is null && Volatile.Read(ref _meterStopped) == 0)
             {
                 var now = DateTime.UtcNow.Ticks;
                 Interlocked.CompareExchange(ref _firstToServer, now, 0);
