@@ -50,8 +50,9 @@ public sealed class ThrottleTests(CephS3Fixture s3, ITestOutputHelper output) : 
 
     /// <summary>
     /// Once per test process, a throttled multipart upload on a drive of its own (its own limiter), untimed: the first
-    /// throttled upload in a process runs code the JIT has not compiled yet, and measured 8.54 MB/s under 10 MB/s on CI
-    /// (2026-11-29) where later ones measure 9.9-10.0. The rate tests measure the limiter, not a cold process.
+    /// one in a process, on a server just started, is the slowest whatever the limiter does (without this, 8.50 MB/s under
+    /// 10 MB/s on a Ceph just started, then 10.00 in the next run, 2026-11-29). The rate tests measure the limiter, not a
+    /// cold process or server.
     /// </summary>
     private async Task WarmUpAsync()
     {
