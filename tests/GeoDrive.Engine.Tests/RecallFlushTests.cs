@@ -167,7 +167,6 @@ public sealed class RecallFlushTests(S3ServerFixture s3) : IClassFixture<S3Serve
         Assert.Null(StubMark.Read(_rig.Local("clean.bin")));
     }
 
-    /// <summary>A file of 8 KB written, uploaded and stubbed; returns its bytes.</summary>
     /// <summary>
     /// A stub opened for writing is recalled, its flush settled (its mark gone) and the application's bytes written, and a
     /// kill -9 came within the 20 ms before the index's deferred writes reach the disk. The index then said Stubbed (soak
@@ -202,5 +201,6 @@ public sealed class RecallFlushTests(S3ServerFixture s3) : IClassFixture<S3Serve
         Assert.Equal(old[..25_000], await rig.ObjectBytesAsync("kept.bin"));
     }
 
+    /// <summary>A file of 8 KB written, uploaded and stubbed; returns its bytes.</summary>
     private Task<byte[]> StubbedAsync(string path, int seed) => _rig.StubbedAsync(path, 8192, seed);
 }

@@ -136,10 +136,7 @@ internal sealed partial class RecallFlushes : IAsyncDisposable
         }
         try
         {
-            RandomAccess.FlushToDisk(handle);
-            _recorded(path);
-            ClearRecallingMark(handle);
-            handle.Dispose();
+            Settle(handle, () => _recorded(path));
         }
         catch
         {
@@ -155,10 +152,14 @@ internal sealed partial class RecallFlushes : IAsyncDisposable
         }
     }
 
-    /// <summary>Flushes the bytes of an open recalled file no longer at its name and removes its Recalling mark; closes the handle.</summary>
-    private static void Settle(SafeFileHandle handle)
+    /// <summary>
+    /// Flushes the bytes of an open recalled file, then (<paramref name="recorded"/>: the file's record made durable first,
+    /// when it is still at its name) removes its Recalling mark; closes the handle.
+    /// </summary>
+    private static void Settle(SafeFileHandle handle, Action? recorded = null)
     {
         RandomAccess.FlushToDisk(handle);
+        recorded?.Invoke();
         ClearRecallingMark(handle);
         handle.Dispose();
     }
