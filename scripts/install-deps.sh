@@ -11,3 +11,5 @@ if [ ${#missing[@]} -gt 0 ]; then
   apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
 fi
 [ -e /dev/fuse ] || { echo "error: /dev/fuse is missing; GeoDrive's Linux front end needs FUSE (modprobe fuse)" >&2; exit 1; }
+# libfuse 3.17 beside Debian's 3.14: the mount's reads of local files can then pass through to the cache file.
+bash "$(dirname "$0")/install-libfuse.sh"

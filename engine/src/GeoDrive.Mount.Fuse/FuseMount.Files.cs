@@ -11,11 +11,18 @@ namespace GeoDrive.Mount.Fuse;
 /// <summary>File data: open, create, read, write, truncate, flush to disk, close.</summary>
 public sealed partial class FuseMount
 {
-    internal int Open(string fusePath, int flags, out ulong handle) => OpenNamed(Named(fusePath), flags, out handle);
+    internal int Open(string fusePath, int flags, out ulong handle, out OpenMode mode, out int backingId) =>
+        OpenNamed(Named(fusePath), flags, out handle, out mode, out backingId);
 
-    private int OpenNamed(string path, int flags, out ulong handle)
+    /// <summary>
+    /// Opens <paramref name="path"/>: <paramref name="mode"/> says whether the kernel reads it from the cache file itself,
+    /// with the backing file's id (FUSE passthrough, <see cref="OpenFiles.Choose"/>).
+    /// </summary>
+    private int OpenNamed(string path, int flags, out ulong handle, out OpenMode mode, out int backingId)
     {
         handle = 0;
+        mode = OpenMode.Served;
+        backingId = 0;
         if (_drive.IsInternalPath(path))
         {
             return -Errno.ENOENT;
@@ -74,13 +81,17 @@ public sealed partial class FuseMount
             // O_TRUNC over): what is written from here can be hashed as it comes.
             _open.Emptied(target);
         }
-        handle = _open.Add(new OpenFile(target, descriptor, streamed: false, recalling: decision == OpenDecision.Recalling));
+        mode = _open.Choose(target, readOnlyLocal: access == LibC.ORdOnly && decision == OpenDecision.Local,
+            () => _passthrough.Register(descriptor), out backingId);
+        handle = _open.Add(new OpenFile(target, descriptor, streamed: false, recalling: decision == OpenDecision.Recalling, mode));
         return 0;
     }
 
-    internal int Create(string fusePath, uint mode, int flags, out ulong handle)
+    internal int Create(string fusePath, uint mode, int flags, out ulong handle, out OpenMode openMode, out int backingId)
     {
         handle = 0;
+        openMode = OpenMode.Served;
+        backingId = 0;
         var path = Named(fusePath);
         if (_drive.IsInternalPath(path))
         {
@@ -89,7 +100,7 @@ public sealed partial class FuseMount
         if (_names is not null && path != Relative(fusePath) && _names.Exists(path))
         {
             // The name exists in another case (the kernel still held this one as missing): the existing file is opened, as NTFS does.
-            return (flags & LibC.OExcl) != 0 ? -Errno.EEXIST : OpenNamed(path, flags, out handle);
+            return (flags & LibC.OExcl) != 0 ? -Errno.EEXIST : OpenNamed(path, flags, out handle, out openMode, out backingId);
         }
         if (RefusedAsTooLong(path))
         {
@@ -130,7 +141,9 @@ public sealed partial class FuseMount
             ReleaseAndReport(target, modified: true, caller);
             throw;
         }
-        handle = _open.Add(new OpenFile(target, descriptor, streamed: false));
+        // Served, unless the name was open in passthrough meanwhile (made in the cache folder since the kernel looked).
+        openMode = _open.Choose(target, readOnlyLocal: false, static () => 0, out backingId);
+        handle = _open.Add(new OpenFile(target, descriptor, streamed: false, mode: openMode));
         return 0;
     }
 
@@ -146,6 +159,7 @@ public sealed partial class FuseMount
         {
             return -Errno.EBADF;
         }
+        Interlocked.Increment(ref _readsServed);
         var vector = (FuseBufVec*)NativeMemory.AllocZeroed((nuint)sizeof(FuseBufVec));
         *answer = vector;
         vector->Count = 1;
@@ -335,6 +349,10 @@ public sealed partial class FuseMount
         if (file.Descriptor >= 0)
         {
             LibC.Close(file.Descriptor);
+        }
+        if (file.Mode != OpenMode.Served)
+        {
+            _passthrough.Unregister(_open.EndPassthrough(file.Target));
         }
         try
         {

@@ -36,6 +36,7 @@ public sealed partial class FuseMount : IDisposable
     private readonly FuseMountOptions _options;
     private readonly ILogger _logger;
     private readonly OpenFiles _open = new();
+    private readonly Passthrough _passthrough;
     private readonly CacheSpace _space;
     private CacheFolder _cache = null!;
     private CaseInsensitiveNames? _names;
@@ -46,6 +47,7 @@ public sealed partial class FuseMount : IDisposable
     private MountRoot? _root;
     private Thread? _loop;
     private int _unmounted;
+    private long _readsServed;
 
     private FuseMount(string mountPath, IDriveFileSystem drive, FuseMountOptions options)
     {
@@ -54,6 +56,7 @@ public sealed partial class FuseMount : IDisposable
         _options = options;
         _logger = options.Logger;
         _space = new CacheSpace(drive.CachePath);
+        _passthrough = new Passthrough(_logger);
         _drive.LocalCopyReplaced += ForgetCached;
     }
 
@@ -69,6 +72,15 @@ public sealed partial class FuseMount : IDisposable
     }
 
     public string MountPath { get; }
+
+    /// <summary>Whether opens for reading of local files pass through to the cache file in the kernel (FUSE passthrough).</summary>
+    public bool PassesThrough => _passthrough.Enabled;
+
+    /// <summary>The connection's INIT agreed to passthrough (libfuse 3.17+, the kernel offered it).</summary>
+    internal void PassthroughNegotiated() => _passthrough.Negotiated();
+
+    /// <summary>Read requests the service has answered since the mount (a passthrough open's reads never come here).</summary>
+    internal long ReadsServed => Interlocked.Read(ref _readsServed);
 
     /// <summary>Handles open through the mount right now.</summary>
     public int OpenHandleCount => _open.HandleCount;
@@ -88,6 +100,7 @@ public sealed partial class FuseMount : IDisposable
         {
             throw MountFailed(full, "/dev/fuse is missing", "Load the FUSE module (modprobe fuse) or give the container /dev/fuse.");
         }
+        LibFuseLoader.Install();
         var mount = new FuseMount(full, drive, options ?? new FuseMountOptions());
         mount.Start();
         return mount;
@@ -148,6 +161,7 @@ public sealed partial class FuseMount : IDisposable
                 throw MountFailed(MountPath, "the kernel refused the mount",
                     "Check that the folder is empty and not already mounted, that /dev/fuse is usable, and that the service runs as root.");
             }
+            _passthrough.Attach(LibFuse.SessionFd(LibFuse.GetSession(_fuse)));
         }
         catch
         {

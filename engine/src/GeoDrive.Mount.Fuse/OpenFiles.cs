@@ -3,13 +3,17 @@ namespace GeoDrive.Mount.Fuse;
 /// <summary>One open of a file through the mount: the cache file's descriptor, or a streamed read from the bucket.</summary>
 internal sealed class OpenFile
 {
-    public OpenFile(OpenPath target, int descriptor, bool streamed, bool recalling = false)
+    public OpenFile(OpenPath target, int descriptor, bool streamed, bool recalling = false, OpenMode mode = OpenMode.Served)
     {
         Target = target;
         Descriptor = descriptor;
         Streamed = streamed;
         Recalling = recalling;
+        Mode = mode;
     }
+
+    /// <summary>Whether the kernel serves this open's reads from the cache file itself (FUSE passthrough).</summary>
+    public OpenMode Mode { get; }
 
     public OpenPath Target { get; }
 
@@ -20,6 +24,23 @@ internal sealed class OpenFile
 
     /// <summary>Opened while its recall was under way: each read waits for its range first.</summary>
     public bool Recalling { get; }
+}
+
+/// <summary>Who serves an open's data: the service (every read and write comes to it), or the kernel from the cache file.</summary>
+internal enum OpenMode
+{
+    /// <summary>Reads and writes come to the service; the kernel may keep the file's pages.</summary>
+    Served,
+
+    /// <summary>Reads (and mmap) go straight to the path's backing file, the cache file, in the kernel.</summary>
+    Passthrough,
+
+    /// <summary>
+    /// A writer's open while the path passes through (the kernel wants every open of it to): reads and writes come to
+    /// the service uncached (FOPEN_DIRECT_IO); only mmap goes to the backing file, opened read-only, so a shared
+    /// writable map is refused rather than written behind the service's back.
+    /// </summary>
+    PassthroughDirect,
 }
 
 /// <summary>A path with open handles: how many, and whether any of them changed the file.</summary>
@@ -36,6 +57,12 @@ internal sealed class OpenPath
 
     /// <summary>The checksums of the file as its handles wrote it, from empty; null when it was not emptied by one of them.</summary>
     public SequentialDigest? Digest { get; set; }
+
+    /// <summary>Handles open in a passthrough mode; the kernel takes one backing file per file while any is open.</summary>
+    public int PassthroughCount { get; set; }
+
+    /// <summary>The backing file's id while <see cref="PassthroughCount"/> is above 0.</summary>
+    public int BackingId { get; set; }
 }
 
 /// <summary>
@@ -87,6 +114,66 @@ internal sealed class OpenFiles
         lock (_gate)
         {
             return _handles.Remove(handle, out var file) ? file : null;
+        }
+    }
+
+    /// <summary>
+    /// How this open of <paramref name="target"/> (already counted by <see cref="Acquire"/>) is served, and the backing
+    /// file's id for a passthrough mode. The kernel refuses a passthrough open while the file is open otherwise, and any
+    /// other open while it is open in passthrough; so a path passes through only when this is its only open, and once
+    /// it does every open of it does, a writer's as <see cref="OpenMode.PassthroughDirect"/> (which marks the file changed).
+    /// An open that may pass
+    /// (<paramref name="readOnlyLocal"/>: for reading, with every byte in the cache file) registers the backing file
+    /// through <paramref name="register"/> (0: refused, served as before).
+    /// </summary>
+    public OpenMode Choose(OpenPath target, bool readOnlyLocal, Func<int> register, out int backingId)
+    {
+        lock (_gate)
+        {
+            backingId = 0;
+            if (target.PassthroughCount > 0)
+            {
+                target.PassthroughCount++;
+                backingId = target.BackingId;
+                if (readOnlyLocal)
+                {
+                    return OpenMode.Passthrough;
+                }
+                // A shared writable map of this handle writes the cache file without a word to the service: the file
+                // counts as changed and is hashed whole at its last close (a map written after that is found by the
+                // hash a stub is checked against first).
+                target.Modified = true;
+                target.Digest?.Dispose();
+                target.Digest = null;
+                return OpenMode.PassthroughDirect;
+            }
+            if (!readOnlyLocal || target.Count != 1)
+            {
+                return OpenMode.Served;
+            }
+            var id = register();
+            if (id <= 0)
+            {
+                return OpenMode.Served;
+            }
+            target.PassthroughCount = 1;
+            target.BackingId = backingId = id;
+            return OpenMode.Passthrough;
+        }
+    }
+
+    /// <summary>A passthrough handle of <paramref name="target"/> was released: the backing file's id to drop when it was the last, else 0.</summary>
+    public int EndPassthrough(OpenPath target)
+    {
+        lock (_gate)
+        {
+            if (--target.PassthroughCount > 0)
+            {
+                return 0;
+            }
+            var id = target.BackingId;
+            target.BackingId = 0;
+            return id;
         }
     }
 

@@ -69,6 +69,13 @@ internal static unsafe class FuseCallbacks
             *(uint*)(connection + WantOffset) |= CapSpliceWrite;
         }
         var context = LibFuse.GetContext();
+        // Reads of local files served by the kernel from the cache file (FUSE passthrough): libfuse 3.17+ sets backing_id.
+        if ((*(uint*)(connection + CapableOffset) & Passthrough.Capability) != 0 && LibFuse.Version() >= Passthrough.FirstLibraryVersion &&
+            context is not null && GCHandle.FromIntPtr(context->PrivateData).Target is FuseMount mount)
+        {
+            *(uint*)(connection + WantOffset) |= Passthrough.Capability;
+            mount.PassthroughNegotiated();
+        }
         return context is null ? 0 : context->PrivateData;
     }
 
@@ -115,18 +122,33 @@ internal static unsafe class FuseCallbacks
     [UnmanagedCallersOnly]
     private static int Open(byte* path, FuseFileInfo* fi) => Dispatch(path, (m, p) =>
     {
-        var result = m.Open(p!, fi->Flags, out var handle);
-        fi->FileHandle = handle;
+        var result = m.Open(p!, fi->Flags, out var handle, out var mode, out var backingId);
+        Answer(fi, handle, mode, backingId);
         return result;
     });
 
     [UnmanagedCallersOnly]
     private static int Create(byte* path, uint mode, FuseFileInfo* fi) => Dispatch(path, (m, p) =>
     {
-        var result = m.Create(p!, mode, fi->Flags, out var handle);
-        fi->FileHandle = handle;
+        var result = m.Create(p!, mode, fi->Flags, out var handle, out var openMode, out var backingId);
+        Answer(fi, handle, openMode, backingId);
         return result;
     });
+
+    /// <summary>An open's answer: our handle, and for a passthrough mode the backing file (only ever chosen with libfuse 3.17+, whose fuse_file_info has backing_id).</summary>
+    private static void Answer(FuseFileInfo* fi, ulong handle, OpenMode mode, int backingId)
+    {
+        fi->FileHandle = handle;
+        if (mode == OpenMode.Served)
+        {
+            return;
+        }
+        fi->BackingId = backingId;
+        if (mode == OpenMode.PassthroughDirect)
+        {
+            fi->BitFields |= FuseFileInfo.DirectIo;
+        }
+    }
 
     [UnmanagedCallersOnly]
     private static int ReadBuf(byte* path, FuseBufVec** answer, nuint size, long offset, FuseFileInfo* fi) =>

@@ -108,6 +108,10 @@ internal static partial class LibC
     [LibraryImport(Library, EntryPoint = "geteuid")]
     public static partial uint GetEUid();
 
+    /// <summary>ioctl(2) with a pointer argument.</summary>
+    [LibraryImport(Library, EntryPoint = "ioctl", SetLastError = true)]
+    public static unsafe partial int IoCtl(int fd, nuint request, void* argument);
+
     /// <summary>The errno of the last call above, negated as FUSE callbacks return it.</summary>
     public static int NegativeErrno() => -Marshal.GetLastPInvokeError();
 }

@@ -3,15 +3,29 @@ using System.Runtime.InteropServices;
 namespace GeoDrive.Mount.Fuse.Native;
 
 /// <summary>
-/// libfuse3's high-level API (fuse.h, FUSE_USE_VERSION 312 as served by Debian's fuse3 3.14).
-/// dlsym returns each symbol's default version: fuse_new@@FUSE_3.1, fuse_loop_mt@@FUSE_3.12.
+/// libfuse3's high-level API (fuse.h, FUSE_USE_VERSION 312): Debian 12's fuse3 3.14 (libfuse3.so.3), or libfuse 3.17 and
+/// later (libfuse3.so.4) where it is installed, which is taken first (<see cref="LibFuseLoader"/>): it lets an open
+/// answer with a backing file (passthrough, docs/decisions/0034-fuse-passthrough.md). The structures used here are
+/// laid out alike in both. dlsym returns each symbol's default version: fuse_new_31@@FUSE_3.1 (3.17 has no default
+/// fuse_new), fuse_loop_mt@@FUSE_3.12.
 /// </summary>
 internal static unsafe partial class LibFuse
 {
     public const string Library = "libfuse3.so.3";
 
-    [LibraryImport(Library, EntryPoint = "fuse_new")]
+    [LibraryImport(Library, EntryPoint = "fuse_new_31")]
     public static partial nint New(FuseArgs* args, FuseOperations* operations, nuint operationsSize, nint privateData);
+
+    /// <summary>FUSE_VERSION of the library loaded: major * 100 + minor (314, 317).</summary>
+    [LibraryImport(Library, EntryPoint = "fuse_version")]
+    public static partial int Version();
+
+    [LibraryImport(Library, EntryPoint = "fuse_get_session")]
+    public static partial nint GetSession(nint fuse);
+
+    /// <summary>The session's /dev/fuse descriptor (a backing file is registered on it).</summary>
+    [LibraryImport(Library, EntryPoint = "fuse_session_fd")]
+    public static partial int SessionFd(nint session);
 
     [LibraryImport(Library, EntryPoint = "fuse_mount", StringMarshalling = StringMarshalling.Utf8)]
     public static partial int Mount(nint fuse, string mountPoint);
@@ -98,16 +112,23 @@ internal struct FuseBufVec
     public FuseBuf Buf;
 }
 
-/// <summary>struct fuse_file_info: open flags and our handle (fh); the bit fields are left as libfuse set them.</summary>
+/// <summary>
+/// struct fuse_file_info: open flags, our handle (fh), and from libfuse 3.17 the backing file's id (40 bytes in 3.14, 64
+/// from 3.17: <see cref="BackingId"/> is written only when the library is 3.17 or later). Of the bit fields only direct_io
+/// is set here; the rest are left as libfuse set them.
+/// </summary>
 [StructLayout(LayoutKind.Sequential)]
 internal struct FuseFileInfo
 {
+    public const uint DirectIo = 1 << 1;
+
     public int Flags;
     public uint BitFields;
     public uint Padding2;
     public ulong FileHandle;
     public ulong LockOwner;
     public uint PollEvents;
+    public int BackingId;
 }
 
 /// <summary>
