@@ -64,6 +64,26 @@ public sealed class FuseMountTests(S3ServerFixture s3) : IClassFixture<S3ServerF
     private static extern uint LibCUmask(uint mask);
 
     [Fact]
+    public async Task Closing_a_file_opened_for_reading_asks_the_service_nothing_more_than_the_release_and_closing_a_writer_still_flushes()
+    {
+        await File.WriteAllTextAsync(Mounted("read-me.txt"), "contents");
+        await _mounted.WaitForClosesAsync();
+
+        var before = _mounted.Mount.FlushesServed;
+        Assert.Equal("contents", await File.ReadAllTextAsync(Mounted("read-me.txt")));
+        await _mounted.WaitForClosesAsync();
+        var afterReading = _mounted.Mount.FlushesServed;
+        await File.AppendAllTextAsync(Mounted("read-me.txt"), " and more");
+        await _mounted.WaitForClosesAsync();
+
+        // FOPEN_NOFLUSH on a reader's open: the kernel sends no FLUSH at its close(2); a writer's close still flushes
+        // (in sync mode its upload is done then).
+        Assert.Equal(0, afterReading - before);
+        Assert.True(_mounted.Mount.FlushesServed > afterReading);
+        Assert.Equal("contents and more", await File.ReadAllTextAsync(Mounted("read-me.txt")));
+    }
+
+    [Fact]
     public async Task The_engine_hears_which_process_opened_a_file_and_listed_a_folder()
     {
         await File.WriteAllTextAsync(Mounted("note.txt"), "hello");

@@ -11,18 +11,17 @@ namespace GeoDrive.Mount.Fuse;
 /// <summary>File data: open, create, read, write, truncate, flush to disk, close.</summary>
 public sealed partial class FuseMount
 {
-    internal int Open(string fusePath, int flags, out ulong handle, out OpenMode mode, out int backingId) =>
-        OpenNamed(Named(fusePath), flags, out handle, out mode, out backingId);
+    internal int Open(string fusePath, int flags, out OpenAnswer answer) => OpenNamed(Named(fusePath), flags, out answer);
 
     /// <summary>
-    /// Opens <paramref name="path"/>: <paramref name="mode"/> says whether the kernel reads it from the cache file itself,
-    /// with the backing file's id (FUSE passthrough, <see cref="OpenFiles.Choose"/>).
+    /// Opens <paramref name="path"/>; <paramref name="answer"/> says, besides our handle, whether the kernel reads it from
+    /// the cache file itself (FUSE passthrough, <see cref="OpenFiles.Choose"/>), and that an open for reading needs no
+    /// flush at its close: nothing a reader does is handed over at a flush (only a change, in sync mode, is), so the
+    /// kernel spares the service that request for every file read.
     /// </summary>
-    private int OpenNamed(string path, int flags, out ulong handle, out OpenMode mode, out int backingId)
+    private int OpenNamed(string path, int flags, out OpenAnswer answer)
     {
-        handle = 0;
-        mode = OpenMode.Served;
-        backingId = 0;
+        answer = default;
         if (_drive.IsInternalPath(path))
         {
             return -Errno.ENOENT;
@@ -60,7 +59,7 @@ public sealed partial class FuseMount
                 ReleaseAndReport(target, modified: false, caller);
                 return -Errno.EACCES;
             case OpenDecision.Stream:
-                handle = _open.Add(new OpenFile(target, -1, streamed: true));
+                answer = new OpenAnswer(_open.Add(new OpenFile(target, -1, streamed: true)), NoFlush: true);
                 return 0;
         }
 
@@ -81,17 +80,16 @@ public sealed partial class FuseMount
             // O_TRUNC over): what is written from here can be hashed as it comes.
             _open.Emptied(target);
         }
-        mode = _open.Choose(target, readOnlyLocal: access == LibC.ORdOnly && decision == OpenDecision.Local,
-            () => _passthrough.Register(descriptor), out backingId);
-        handle = _open.Add(new OpenFile(target, descriptor, streamed: false, recalling: decision == OpenDecision.Recalling, mode));
+        var mode = _open.Choose(target, readOnlyLocal: access == LibC.ORdOnly && decision == OpenDecision.Local,
+            () => _passthrough.Register(descriptor), out var backingId);
+        var handle = _open.Add(new OpenFile(target, descriptor, streamed: false, recalling: decision == OpenDecision.Recalling, mode));
+        answer = new OpenAnswer(handle, mode, backingId, NoFlush: access == LibC.ORdOnly);
         return 0;
     }
 
-    internal int Create(string fusePath, uint mode, int flags, out ulong handle, out OpenMode openMode, out int backingId)
+    internal int Create(string fusePath, uint mode, int flags, out OpenAnswer answer)
     {
-        handle = 0;
-        openMode = OpenMode.Served;
-        backingId = 0;
+        answer = default;
         var path = Named(fusePath);
         if (_drive.IsInternalPath(path))
         {
@@ -100,7 +98,7 @@ public sealed partial class FuseMount
         if (_names is not null && path != Relative(fusePath) && _names.Exists(path))
         {
             // The name exists in another case (the kernel still held this one as missing): the existing file is opened, as NTFS does.
-            return (flags & LibC.OExcl) != 0 ? -Errno.EEXIST : OpenNamed(path, flags, out handle, out openMode, out backingId);
+            return (flags & LibC.OExcl) != 0 ? -Errno.EEXIST : OpenNamed(path, flags, out answer);
         }
         if (RefusedAsTooLong(path))
         {
@@ -142,8 +140,8 @@ public sealed partial class FuseMount
             throw;
         }
         // Served, unless the name was open in passthrough meanwhile (made in the cache folder since the kernel looked).
-        openMode = _open.Choose(target, readOnlyLocal: false, static () => 0, out backingId);
-        handle = _open.Add(new OpenFile(target, descriptor, streamed: false, mode: openMode));
+        var openMode = _open.Choose(target, readOnlyLocal: false, static () => 0, out var backingId);
+        answer = new OpenAnswer(_open.Add(new OpenFile(target, descriptor, streamed: false, mode: openMode)), openMode, backingId);
         return 0;
     }
 
@@ -320,6 +318,7 @@ public sealed partial class FuseMount
         {
             return -Errno.EBADF;
         }
+        Interlocked.Increment(ref _flushesServed);
         if (file.Streamed)
         {
             return 0;

@@ -48,6 +48,7 @@ public sealed partial class FuseMount : IDisposable
     private Thread? _loop;
     private int _unmounted;
     private long _readsServed;
+    private long _flushesServed;
 
     private FuseMount(string mountPath, IDriveFileSystem drive, FuseMountOptions options)
     {
@@ -81,6 +82,9 @@ public sealed partial class FuseMount : IDisposable
 
     /// <summary>Read requests the service has answered since the mount (a passthrough open's reads never come here).</summary>
     internal long ReadsServed => Interlocked.Read(ref _readsServed);
+
+    /// <summary>Flush requests (one per close(2) of a handle that needs one) the service has answered since the mount.</summary>
+    internal long FlushesServed => Interlocked.Read(ref _flushesServed);
 
     /// <summary>Handles open through the mount right now.</summary>
     public int OpenHandleCount => _open.HandleCount;

@@ -26,6 +26,12 @@ internal sealed class OpenFile
     public bool Recalling { get; }
 }
 
+/// <summary>
+/// What an open answers the kernel besides its result: our handle, who serves its data (and the backing file's id for a
+/// passthrough mode), and whether its close needs no flush.
+/// </summary>
+internal readonly record struct OpenAnswer(ulong Handle, OpenMode Mode = OpenMode.Served, int BackingId = 0, bool NoFlush = false);
+
 /// <summary>Who serves an open's data: the service (every read and write comes to it), or the kernel from the cache file.</summary>
 internal enum OpenMode
 {

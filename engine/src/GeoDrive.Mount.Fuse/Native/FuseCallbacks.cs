@@ -122,29 +122,33 @@ internal static unsafe class FuseCallbacks
     [UnmanagedCallersOnly]
     private static int Open(byte* path, FuseFileInfo* fi) => Dispatch(path, (m, p) =>
     {
-        var result = m.Open(p!, fi->Flags, out var handle, out var mode, out var backingId);
-        Answer(fi, handle, mode, backingId);
+        var result = m.Open(p!, fi->Flags, out var answer);
+        Answer(fi, answer);
         return result;
     });
 
     [UnmanagedCallersOnly]
     private static int Create(byte* path, uint mode, FuseFileInfo* fi) => Dispatch(path, (m, p) =>
     {
-        var result = m.Create(p!, mode, fi->Flags, out var handle, out var openMode, out var backingId);
-        Answer(fi, handle, openMode, backingId);
+        var result = m.Create(p!, mode, fi->Flags, out var answer);
+        Answer(fi, answer);
         return result;
     });
 
-    /// <summary>An open's answer: our handle, and for a passthrough mode the backing file (only ever chosen with libfuse 3.17+, whose fuse_file_info has backing_id).</summary>
-    private static void Answer(FuseFileInfo* fi, ulong handle, OpenMode mode, int backingId)
+    /// <summary>An open's answer: our handle, no flush at close, and for a passthrough mode the backing file (only ever chosen with libfuse 3.17+, whose fuse_file_info has backing_id).</summary>
+    private static void Answer(FuseFileInfo* fi, OpenAnswer answer)
     {
-        fi->FileHandle = handle;
-        if (mode == OpenMode.Served)
+        fi->FileHandle = answer.Handle;
+        if (answer.NoFlush)
+        {
+            fi->BitFields |= FuseFileInfo.NoFlush;
+        }
+        if (answer.Mode == OpenMode.Served)
         {
             return;
         }
-        fi->BackingId = backingId;
-        if (mode == OpenMode.PassthroughDirect)
+        fi->BackingId = answer.BackingId;
+        if (answer.Mode == OpenMode.PassthroughDirect)
         {
             fi->BitFields |= FuseFileInfo.DirectIo;
         }

@@ -114,13 +114,14 @@ internal struct FuseBufVec
 
 /// <summary>
 /// struct fuse_file_info: open flags, our handle (fh), and from libfuse 3.17 the backing file's id (40 bytes in 3.14, 64
-/// from 3.17: <see cref="BackingId"/> is written only when the library is 3.17 or later). Of the bit fields only direct_io
-/// is set here; the rest are left as libfuse set them.
+/// from 3.17: <see cref="BackingId"/> is written only when the library is 3.17 or later). Of the bit fields direct_io and noflush
+/// (the same bits in 3.14 and 3.17) are set here; the rest are left as libfuse set them.
 /// </summary>
 [StructLayout(LayoutKind.Sequential)]
 internal struct FuseFileInfo
 {
     public const uint DirectIo = 1 << 1;
+    public const uint NoFlush = 1 << 7;
 
     public int Flags;
     public uint BitFields;
