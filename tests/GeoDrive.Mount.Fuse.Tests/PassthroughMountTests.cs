@@ -16,7 +16,8 @@ public sealed class PassthroughMountTests(S3ServerFixture s3, ITestOutputHelper 
 {
     private const int Size = 1 << 20;
 
-    private static readonly bool NewerLibFuse = NativeLibrary.TryLoad("libfuse3.so.4", out _);
+    // Passthrough needs libfuse 3.17 (libfuse3.so.4) and Linux 6.9 or later built with it (this machine's 6.18 is).
+    private static readonly bool Expected = NativeLibrary.TryLoad("libfuse3.so.4", out _) && Environment.OSVersion.Version >= new Version(6, 9);
 
     private async Task<(DriveRig Rig, FuseMountedDrive Mounted, byte[] Content)> UploadedFileAsync(string name)
     {
@@ -31,10 +32,9 @@ public sealed class PassthroughMountTests(S3ServerFixture s3, ITestOutputHelper 
         var content = DriveRig.RandomBytes(Size, name.Length);
         await File.WriteAllBytesAsync(Path.Combine(mounted.Root, name), content);
         await mounted.WaitForClosesAsync();
-        // The kernel here (6.9+) offers passthrough at the connection's INIT, done by the first request; whether the
-        // mount takes it is the library's say.
-        Assert.Equal(NewerLibFuse, mounted.Mount.PassesThrough);
-        output.WriteLine($"libfuse3.so.4 present: {NewerLibFuse}; passthrough: {mounted.Mount.PassesThrough}");
+        // Offered by the kernel at the connection's INIT, which the first request brings; taken where the library can.
+        Assert.Equal(Expected, mounted.Mount.PassesThrough);
+        output.WriteLine($"passthrough expected: {Expected}; passthrough: {mounted.Mount.PassesThrough}");
         Assert.Equal(FileState.Cached, (await rig.Engine.UploadAsync(name)).State);
         return (rig, mounted, content);
     }

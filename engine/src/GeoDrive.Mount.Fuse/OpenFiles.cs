@@ -12,7 +12,7 @@ internal sealed class OpenFile
         Mode = mode;
     }
 
-    /// <summary>Whether the kernel serves this open's reads from the cache file itself (FUSE passthrough).</summary>
+    /// <summary>Who serves this open's data: the service, or the kernel from the cache file (FUSE passthrough).</summary>
     public OpenMode Mode { get; }
 
     public OpenPath Target { get; }
@@ -43,8 +43,8 @@ internal enum OpenMode
 
     /// <summary>
     /// A writer's open while the path passes through (the kernel wants every open of it to): reads and writes come to
-    /// the service uncached (FOPEN_DIRECT_IO); only mmap goes to the backing file, opened read-only, so a shared
-    /// writable map is refused rather than written behind the service's back.
+    /// the service uncached (FOPEN_DIRECT_IO); only mmap goes to the backing file, so a shared writable map of it writes
+    /// the cache file past the service, and the open counts as a change (<see cref="OpenFiles.Choose"/>).
     /// </summary>
     PassthroughDirect,
 }
@@ -128,9 +128,8 @@ internal sealed class OpenFiles
     /// file's id for a passthrough mode. The kernel refuses a passthrough open while the file is open otherwise, and any
     /// other open while it is open in passthrough; so a path passes through only when this is its only open, and once
     /// it does every open of it does, a writer's as <see cref="OpenMode.PassthroughDirect"/> (which marks the file changed).
-    /// An open that may pass
-    /// (<paramref name="readOnlyLocal"/>: for reading, with every byte in the cache file) registers the backing file
-    /// through <paramref name="register"/> (0: refused, served as before).
+    /// An open that may pass (<paramref name="readOnlyLocal"/>: for reading, with every byte in the cache file) registers
+    /// the backing file through <paramref name="register"/> (0: refused, served as before).
     /// </summary>
     public OpenMode Choose(OpenPath target, bool readOnlyLocal, Func<int> register, out int backingId)
     {
@@ -146,8 +145,8 @@ internal sealed class OpenFiles
                     return OpenMode.Passthrough;
                 }
                 // A shared writable map of this handle writes the cache file without a word to the service: the file
-                // counts as changed and is hashed whole at its last close (a map written after that is found by the
-                // hash a stub is checked against first).
+                // counts as changed and is hashed whole after its last close, which the kernel sends only once the map
+                // is gone.
                 target.Modified = true;
                 target.Digest?.Dispose();
                 target.Digest = null;

@@ -30,8 +30,16 @@ internal static class LibFuseLoader
         var chosen = Environment.GetEnvironmentVariable("GEODRIVE_LIBFUSE");
         if (!string.IsNullOrEmpty(chosen))
         {
-            // Asked for by name or path: that one, or the mount fails to bind (DllNotFoundException says which).
-            return NativeLibrary.Load(chosen);
+            // Asked for by name or path: that one, or the mount fails saying which and what to do.
+            try
+            {
+                return NativeLibrary.Load(chosen);
+            }
+            catch (DllNotFoundException ex)
+            {
+                throw new DllNotFoundException(
+                    $"GEODRIVE_LIBFUSE names '{chosen}', which could not be loaded ({ex.Message}). Unset it, or name libfuse3.so.3 (Debian's 3.14) or libfuse3.so.4 (3.17, scripts/install-libfuse.sh).", ex);
+            }
         }
         return NativeLibrary.TryLoad(Newer, out var newer) ? newer : 0;
     }
