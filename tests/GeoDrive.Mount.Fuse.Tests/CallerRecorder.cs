@@ -63,4 +63,6 @@ public sealed class CallerRecorder(IDriveFileSystem engine) : IDriveFileSystem
     public bool IsInternalPath(string path) => engine.IsInternalPath(path);
 
     public bool NamesIgnoreCase => engine.NamesIgnoreCase;
+
+    public bool ClosesUpload => engine.ClosesUpload;
 }

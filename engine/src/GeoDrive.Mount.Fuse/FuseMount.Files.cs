@@ -15,9 +15,9 @@ public sealed partial class FuseMount
 
     /// <summary>
     /// Opens <paramref name="path"/>; <paramref name="answer"/> says, besides our handle, whether the kernel reads it from
-    /// the cache file itself (FUSE passthrough, <see cref="OpenFiles.Choose"/>), and that an open for reading needs no
-    /// flush at its close: nothing a reader does is handed over at a flush (only a change, in sync mode, is), so the
-    /// kernel spares the service that request for every file read.
+    /// the cache file itself (FUSE passthrough, <see cref="OpenFiles.Choose"/>), and whether its close needs a flush:
+    /// only a change, in sync mode, is handed over at a flush (<see cref="IDriveFileSystem.ClosesUpload"/>), so a reader's
+    /// close, and any close in async mode, spares the service that request.
     /// </summary>
     private int OpenNamed(string path, int flags, out OpenAnswer answer)
     {
@@ -83,7 +83,7 @@ public sealed partial class FuseMount
         var mode = _open.Choose(target, readOnlyLocal: access == LibC.ORdOnly && decision == OpenDecision.Local,
             () => _passthrough.Register(descriptor), out var backingId);
         var handle = _open.Add(new OpenFile(target, descriptor, streamed: false, recalling: decision == OpenDecision.Recalling, mode));
-        answer = new OpenAnswer(handle, mode, backingId, NoFlush: access == LibC.ORdOnly);
+        answer = new OpenAnswer(handle, mode, backingId, NoFlush: access == LibC.ORdOnly || !_drive.ClosesUpload);
         return 0;
     }
 
@@ -141,7 +141,8 @@ public sealed partial class FuseMount
         }
         // Served, unless the name was open in passthrough meanwhile (made in the cache folder since the kernel looked).
         var openMode = _open.Choose(target, readOnlyLocal: false, static () => 0, out var backingId);
-        answer = new OpenAnswer(_open.Add(new OpenFile(target, descriptor, streamed: false, mode: openMode)), openMode, backingId);
+        answer = new OpenAnswer(_open.Add(new OpenFile(target, descriptor, streamed: false, mode: openMode)), openMode, backingId,
+            NoFlush: !_drive.ClosesUpload);
         return 0;
     }
 

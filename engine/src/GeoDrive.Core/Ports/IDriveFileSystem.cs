@@ -54,6 +54,15 @@ public interface IDriveFileSystem
     /// </summary>
     ValueTask<bool> FlushedAsync(string path, Caller caller, bool modified, CancellationToken cancellationToken = default);
 
+    /// <summary>
+    /// True while a close(2) of a changed file must reach <see cref="FlushedAsync"/>: upload mode sync, where the close
+    /// waits for the upload. False (async mode) when <see cref="FlushedAsync"/> would do nothing, so a front end may ask
+    /// the OS not to send it (FUSE's FOPEN_NOFLUSH); the last close still reports the change. A front end reads it at
+    /// each open: a handle opened before the drive turned to sync mode keeps what its open was given, and its change goes
+    /// up as in async mode.
+    /// </summary>
+    bool ClosesUpload => true;
+
     /// <summary>The last handle of an open was closed; <paramref name="modified"/> when it wrote or truncated.</summary>
     ValueTask ClosedAsync(string path, Caller caller, bool modified, CancellationToken cancellationToken = default);
 

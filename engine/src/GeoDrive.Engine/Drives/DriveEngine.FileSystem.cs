@@ -17,6 +17,8 @@ public sealed partial class DriveEngine : IDriveFileSystem
 
     public bool NamesIgnoreCase => Options.CaseInsensitive;
 
+    public bool ClosesUpload => _policy.Mode == UploadMode.Sync;
+
     /// <summary>
     /// Sync-CloudDrive: the whole tree under <paramref name="path"/> (the drive's root when empty) synced with the bucket now,
     /// folder by folder, making every stub and folder the bucket has, whatever updateWait says; told after each folder.
