@@ -119,4 +119,29 @@ public sealed class AsyncUploadThroughMountTests(S3ServerFixture s3) : IClassFix
         await _rig.Engine.TickAsync();
         Assert.Equal([1, 2, 3], await _rig.ObjectBytesAsync("a.bin"));
     }
+
+    [Fact]
+    public async Task A_drive_turned_to_sync_mode_uploads_at_the_close_of_files_opened_after_and_still_uploads_one_opened_before()
+    {
+        // Opened while the drive is async: its open asked the kernel for no flush, so its close cannot upload.
+        var before = new FileStream(Path.Combine(_mounted.Root, "before.bin"), FileMode.CreateNew, FileAccess.Write);
+        before.Write([4, 5, 6]);
+        _rig.UsePolicy("""
+            apiVersion: geodrive/v1
+            kind: CloudDrivePolicy
+            metadata: { name: turned-sync }
+            spec:
+              upload: { mode: sync, settle: 1h }
+            """);
+
+        File.WriteAllBytes(Path.Combine(_mounted.Root, "after.bin"), [7, 8, 9]);
+        Assert.Equal([7, 8, 9], await _rig.ObjectBytesAsync("after.bin"));
+
+        await before.DisposeAsync();
+        await _mounted.WaitForClosesAsync();
+        Assert.Equal(FileState.Dirty, _rig.StateOf("before.bin"));
+        _rig.Clock.Advance(TimeSpan.FromHours(2));
+        await _rig.Engine.TickAsync();
+        Assert.Equal([4, 5, 6], await _rig.ObjectBytesAsync("before.bin"));
+    }
 }
