@@ -64,7 +64,7 @@ public sealed class FuseMountTests(S3ServerFixture s3) : IClassFixture<S3ServerF
     private static extern uint LibCUmask(uint mask);
 
     [Fact]
-    public async Task Closing_a_file_asks_the_service_nothing_more_than_the_release_when_closes_upload_nothing()
+    public async Task In_async_mode_a_file_read_written_or_made_is_closed_without_a_flush_and_its_change_still_goes_up()
     {
         await File.WriteAllTextAsync(Mounted("read-me.txt"), "contents");
         await _mounted.WaitForClosesAsync();

@@ -124,7 +124,7 @@ public sealed class AsyncUploadThroughMountTests(S3ServerFixture s3) : IClassFix
     public async Task A_drive_turned_to_sync_mode_uploads_at_the_close_of_files_opened_after_and_still_uploads_one_opened_before()
     {
         // Opened while the drive is async: its open asked the kernel for no flush, so its close cannot upload.
-        var before = new FileStream(Path.Combine(_mounted.Root, "before.bin"), FileMode.CreateNew, FileAccess.Write);
+        await using var before = new FileStream(Path.Combine(_mounted.Root, "before.bin"), FileMode.CreateNew, FileAccess.Write);
         before.Write([4, 5, 6]);
         _rig.UsePolicy("""
             apiVersion: geodrive/v1
