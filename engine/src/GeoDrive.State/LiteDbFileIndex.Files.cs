@@ -7,9 +7,12 @@ namespace GeoDrive.State;
 
 public sealed partial class LiteDbFileIndex
 {
-    // Listings are read in pages of this many entries, each page its own short read, so a caller that
-    // writes while enumerating never runs inside a LiteDB read transaction (they are per thread).
-    private const int PageSize = 1_000;
+    // Listings and scans read in pages of this many entries, each page its own short read: a caller that writes
+    // while enumerating never runs inside a LiteDB read transaction (they are per thread), and no transaction holds
+    // many pages. LiteDB 5 keeps every page a transaction reads until it ends, and its page cache grows to hold them
+    // and never shrinks: one query over 100,000 entries left 60 MB cached for good, pages of 250 stay within the
+    // cache's first 13 MB (docs/decisions/0016-memory-over-many-files.md).
+    private const int PageSize = 250;
 
     public FileEntry? Get(string path)
     {
@@ -126,12 +129,7 @@ public sealed partial class LiteDbFileIndex
         }
 
         FlushDeferred();
-        return Read(() => _files.Query()
-            .Where(StateIs(state))
-            .Limit(limit)
-            .ToEnumerable()
-            .Select(FileEntryDocument.FromDocument)
-            .ToList());
+        return InState(state, limit).Select(FileEntryDocument.FromDocument).ToList();
     }
 
     public void VisitByState(FileState state, Action<FileEntry> visit)
@@ -139,14 +137,25 @@ public sealed partial class LiteDbFileIndex
         ArgumentNullException.ThrowIfNull(visit);
         ThrowIfDisposed();
         FlushDeferred();
-        Read(() =>
+        foreach (var doc in InState(state, int.MaxValue))
         {
-            foreach (var doc in _files.Query().Where(StateIs(state)).ToEnumerable())
-            {
-                visit(FileEntryDocument.FromDocument(doc));
-            }
-            return 0;
-        });
+            visit(FileEntryDocument.FromDocument(doc));
+        }
+    }
+
+    /// <summary>
+    /// Up to <paramref name="limit"/> documents in <paramref name="state"/>. A page's worth or fewer (by the limit or
+    /// the counts) comes from the state index in one read; more come from every document, a page per read, filtered
+    /// here: a read of a state's entries through its index holds each of their pages until it ends.
+    /// </summary>
+    private IEnumerable<BsonDocument> InState(FileState state, int limit)
+    {
+        if (limit <= PageSize || Read(() => _stateCounts.Of(state)) <= PageSize)
+        {
+            return Read(() => _files.Query().Where(StateIs(state)).Limit(limit).ToList());
+        }
+        var name = state.ToString();
+        return Documents("").Where(doc => doc[FileEntryDocument.State].AsString == name).Take(limit);
     }
 
     private static BsonExpression StateIs(FileState state) => BsonExpression.Create($"$.{FileEntryDocument.State} = @0", state.ToString());
@@ -182,8 +191,30 @@ public sealed partial class LiteDbFileIndex
                }, durable: false);
     }
 
-    /// <summary>Counts every state again from the state index (at open, after a heal or a rollback); under the write lock.</summary>
-    private void RecountStates() => _stateCounts.Recount(state => _files.LongCount(StateIs(state)));
+    /// <summary>
+    /// Counts every state again (at open, after a heal or a rollback); under the write lock. One pass over every
+    /// document, a page per query, where a count per state through the state index held all of a state's pages at once.
+    /// </summary>
+    private void RecountStates()
+    {
+        var counts = new Dictionary<string, long>(StringComparer.Ordinal);
+        string? after = null;
+        while (true)
+        {
+            var page = FindUnderLocked("", after, PageSize);
+            foreach (var doc in page)
+            {
+                var state = doc[FileEntryDocument.State].AsString;
+                counts[state] = counts.GetValueOrDefault(state) + 1;
+            }
+            if (page.Count < PageSize)
+            {
+                break;
+            }
+            after = page[^1]["_id"].AsString;
+        }
+        _stateCounts.Recount(state => counts.GetValueOrDefault(state.ToString()));
+    }
 
     /// <summary>Upserts an entry's document and counts its state change; inside a write.</summary>
     private bool UpsertCounted(BsonDocument doc)
@@ -197,6 +228,13 @@ public sealed partial class LiteDbFileIndex
         FillKnownPathsIfDue();
         return inserted;
     }
+
+    /// <summary>For tests: the bytes LiteDB's page cache holds (it grows to hold every page one transaction reads, and never shrinks).</summary>
+    internal long PageCacheBytes => Read(() =>
+    {
+        using var reader = _db.Execute("SELECT $.cache FROM $database");
+        return reader.Read() ? reader.Current["cache"]["extendPages"].AsInt32 * 8_192L : 0;
+    });
 
     /// <summary>For tests: the latest fill of the known paths has ended.</summary>
     internal Task KnownPathsFillEnded => _knownPaths.FillEnded;
@@ -272,7 +310,10 @@ public sealed partial class LiteDbFileIndex
         return deleted;
     }
 
-    private IEnumerable<FileEntry> Enumerate(string folder)
+    private IEnumerable<FileEntry> Enumerate(string folder) => Documents(folder).Select(FileEntryDocument.FromDocument);
+
+    /// <summary>Documents under "folder/" ("": every one) in _id order, a page per read, no lock held between pages.</summary>
+    private IEnumerable<BsonDocument> Documents(string folder)
     {
         string? after = null;
         while (true)
@@ -280,7 +321,7 @@ public sealed partial class LiteDbFileIndex
             var page = FindUnder(folder, after, PageSize);
             foreach (var doc in page)
             {
-                yield return FileEntryDocument.FromDocument(doc);
+                yield return doc;
             }
 
             if (page.Count < PageSize)

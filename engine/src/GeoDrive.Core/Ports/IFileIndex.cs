@@ -34,8 +34,9 @@ public interface IFileIndex : IDisposable
 
     /// <summary>
     /// Calls <paramref name="visit"/> for every entry in <paramref name="state"/>, one at a time, so a scan of a
-    /// large drive never holds them all (<see cref="FindByState"/> returns them together). It runs inside the
-    /// index's read: <paramref name="visit"/> must not call the index.
+    /// large drive never holds them all (<see cref="FindByState"/> returns them together). The entries are read a
+    /// page at a time, and an entry that changes during the scan is seen as its page was read (or, moved to a page
+    /// already read, not at all); <paramref name="visit"/> runs outside the index's locks.
     /// </summary>
     void VisitByState(FileState state, Action<FileEntry> visit);
 

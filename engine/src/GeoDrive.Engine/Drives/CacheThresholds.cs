@@ -16,7 +16,7 @@ namespace GeoDrive.Engine.Drives;
 /// </summary>
 /// <param name="volume">The cache volume, measured before the pass and after each stub.</param>
 /// <param name="policy">The policy in force at the moment of the pass.</param>
-/// <param name="visitCached">Visits the drive's Cached files, inside the index's read lock (the visitor must not call the index).</param>
+/// <param name="visitCached">Visits the drive's Cached files, one at a time (<see cref="GeoDrive.Core.Ports.IFileIndex.VisitByState"/>).</param>
 /// <param name="isOpen">Whether a file has a handle open (never stubbed then).</param>
 /// <param name="stub">The drive's stubbing of one file, which checks again under the file's lock.</param>
 /// <param name="record">The drive's event log.</param>

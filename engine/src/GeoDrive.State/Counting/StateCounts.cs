@@ -70,6 +70,9 @@ internal sealed class StateCounts
         _known[id] = now;
     }
 
+    /// <summary>How many entries are in <paramref name="state"/>; null while stale.</summary>
+    public long? Of(FileState state) => Stale ? null : _counts[(int)state];
+
     public IReadOnlyDictionary<FileState, long> Snapshot()
     {
         if (Stale)

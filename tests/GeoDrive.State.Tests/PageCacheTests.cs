@@ -1,0 +1,87 @@
+using GeoDrive.Core.Model;
+using GeoDrive.TestSupport;
+
+namespace GeoDrive.State.Tests;
+
+/// <summary>
+/// LiteDB 5 keeps every page a transaction reads until the transaction ends, and its page cache grows to hold them and
+/// never gives the memory back: an index that read all its entries in one query held a cache as large as itself for
+/// the rest of the service's life. These read a real index of 40,000 entries and watch the cache LiteDB reports.
+/// </summary>
+public sealed class PageCacheTests : IClassFixture<PageCacheTests.LargeIndex>, IDisposable
+{
+    private const int Entries = 40_000;
+    // LiteDB's first five segments (12 + 50 + 100 + 500 + 1,000 pages of 8 KiB) are 13 MiB; one query over every
+    // entry took it to 21 MiB here (36,000 Cached entries' documents and index nodes).
+    private const long Bound = 16L << 20;
+
+    private readonly TempDirectory _dir = new("state-page-cache");
+    private readonly LiteDbFileIndex _index;
+
+    /// <summary>An index of <see cref="Entries"/> entries, one in ten Stubbed, written once for the class; each test opens a copy.</summary>
+    public sealed class LargeIndex : IDisposable
+    {
+        public TempDirectory Dir { get; } = new("state-page-cache-large");
+
+        public LargeIndex()
+        {
+            using var index = LiteDbFileIndex.Open(Dir.Combine(".geodrive", "index.db"));
+            for (var i = 0; i < Entries; i++)
+            {
+                index.PutDeferred(Samples.Entry($"d{i % 100:D2}/file{i:D6}.bin", i % 10 == 0 ? FileState.Stubbed : FileState.Cached));
+            }
+        }
+
+        public void Dispose() => Dir.Dispose();
+    }
+
+    public PageCacheTests(LargeIndex large)
+    {
+        var folder = Directory.CreateDirectory(_dir.Combine(".geodrive"));
+        foreach (var file in Directory.GetFiles(large.Dir.Combine(".geodrive")))
+        {
+            File.Copy(file, Path.Combine(folder.FullName, Path.GetFileName(file)));
+        }
+        _index = LiteDbFileIndex.Open(_dir.Combine(".geodrive", "index.db"));
+    }
+
+    public void Dispose()
+    {
+        _index.Dispose();
+        _dir.Dispose();
+    }
+
+    [Fact]
+    public void Opening_a_large_index_counts_its_entries_without_holding_them_all_in_the_page_cache()
+    {
+        Assert.Equal(Entries - Entries / 10, _index.CountByState()[FileState.Cached]);
+        Assert.InRange(_index.PageCacheBytes, 0, Bound);
+    }
+
+    [Fact]
+    public void A_scan_of_every_Cached_entry_visits_each_once_and_leaves_the_page_cache_small()
+    {
+        var visited = new HashSet<string>();
+        _index.VisitByState(FileState.Cached, e => Assert.True(visited.Add(e.Path), e.Path));
+
+        Assert.Equal(Entries - Entries / 10, visited.Count);
+        Assert.InRange(_index.PageCacheBytes, 0, Bound);
+    }
+
+    [Fact]
+    public void Every_Stubbed_entry_found_at_once_still_leaves_the_page_cache_small()
+    {
+        var stubbed = _index.FindByState(FileState.Stubbed);
+
+        Assert.Equal(Entries / 10, stubbed.Select(e => e.Path).Distinct().Count());
+        Assert.All(stubbed, e => Assert.Equal(FileState.Stubbed, e.State));
+        Assert.InRange(_index.PageCacheBytes, 0, Bound);
+    }
+
+    [Fact]
+    public void Listing_every_entry_leaves_the_page_cache_small()
+    {
+        Assert.Equal(Entries, _index.All().Count());
+        Assert.InRange(_index.PageCacheBytes, 0, Bound);
+    }
+}
