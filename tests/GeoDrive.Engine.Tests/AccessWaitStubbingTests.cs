@@ -70,20 +70,21 @@ public sealed class AccessWaitStubbingTests
     }
 
     [Fact]
-    public async Task The_scan_runs_again_only_when_a_file_can_be_due_or_a_minute_passed()
+    public async Task The_scan_runs_again_only_when_a_file_can_be_due_or_ten_minutes_passed()
     {
-        Cached("a.bin", 50);
+        Cached("a.bin", 30);
         var stubbing = Stubbing();
         await stubbing.StubDueAsync(CancellationToken.None);
         Assert.Equal(1, _scans);
 
-        // Nothing can be due for 10 minutes, but the scan looks again within a minute.
-        _clock.Advance(TimeSpan.FromSeconds(30));
+        // Nothing can be due for 30 minutes (the access wait is an hour), but the scan looks again after 10.
+        _clock.Advance(TimeSpan.FromMinutes(9));
         await stubbing.StubDueAsync(CancellationToken.None);
         Assert.Equal(1, _scans);
-        _clock.Advance(TimeSpan.FromSeconds(31));
+        _clock.Advance(TimeSpan.FromSeconds(61));
         await stubbing.StubDueAsync(CancellationToken.None);
         Assert.Equal(2, _scans);
+        Assert.Empty(_stubbed);
 
         // A file that became Cached and is due sooner brings the scan forward.
         _clock.Advance(TimeSpan.FromSeconds(5));
@@ -92,7 +93,7 @@ public sealed class AccessWaitStubbingTests
         Assert.Equal(3, _scans);
         Assert.Equal(["b.bin"], _stubbed);
 
-        _clock.Advance(TimeSpan.FromMinutes(10));
+        _clock.Advance(TimeSpan.FromMinutes(20));
         await stubbing.StubDueAsync(CancellationToken.None);
         Assert.Equal(["b.bin", "a.bin"], _stubbed);
     }

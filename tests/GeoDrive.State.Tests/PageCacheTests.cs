@@ -11,6 +11,8 @@ namespace GeoDrive.State.Tests;
 public sealed class PageCacheTests : IClassFixture<PageCacheTests.LargeIndex>, IDisposable
 {
     private const int Entries = 40_000;
+    private const int Dirty = Entries / 1_000;
+    private const int Cached = Entries - Entries / 10 - Dirty;
     // LiteDB's first five segments (12 + 50 + 100 + 500 + 1,000 pages of 8 KiB) are 13 MiB; one query over every
     // entry took it to 21 MiB here (36,000 Cached entries' documents and index nodes).
     private const long Bound = 16L << 20;
@@ -18,7 +20,7 @@ public sealed class PageCacheTests : IClassFixture<PageCacheTests.LargeIndex>, I
     private readonly TempDirectory _dir = new("state-page-cache");
     private readonly LiteDbFileIndex _index;
 
-    /// <summary>An index of <see cref="Entries"/> entries, one in ten Stubbed, written once for the class; each test opens a copy.</summary>
+    /// <summary>An index of <see cref="Entries"/> entries, one in ten Stubbed and 40 Dirty, written once for the class; each test opens a copy.</summary>
     public sealed class LargeIndex : IDisposable
     {
         public TempDirectory Dir { get; } = new("state-page-cache-large");
@@ -28,7 +30,8 @@ public sealed class PageCacheTests : IClassFixture<PageCacheTests.LargeIndex>, I
             using var index = LiteDbFileIndex.Open(Dir.Combine(".geodrive", "index.db"));
             for (var i = 0; i < Entries; i++)
             {
-                index.PutDeferred(Samples.Entry($"d{i % 100:D2}/file{i:D6}.bin", i % 10 == 0 ? FileState.Stubbed : FileState.Cached));
+                var state = i % 10 == 0 ? FileState.Stubbed : i % 1_000 == 1 ? FileState.Dirty : FileState.Cached;
+                index.PutDeferred(Samples.Entry($"d{i % 100:D2}/file{i:D6}.bin", state));
             }
         }
 
@@ -54,7 +57,7 @@ public sealed class PageCacheTests : IClassFixture<PageCacheTests.LargeIndex>, I
     [Fact]
     public void Opening_a_large_index_counts_its_entries_without_holding_them_all_in_the_page_cache()
     {
-        Assert.Equal(Entries - Entries / 10, _index.CountByState()[FileState.Cached]);
+        Assert.Equal(Cached, _index.CountByState()[FileState.Cached]);
         Assert.InRange(_index.PageCacheBytes, 0, Bound);
     }
 
@@ -64,7 +67,8 @@ public sealed class PageCacheTests : IClassFixture<PageCacheTests.LargeIndex>, I
         var visited = new HashSet<string>();
         _index.VisitByState(FileState.Cached, e => Assert.True(visited.Add(e.Path), e.Path));
 
-        Assert.Equal(Entries - Entries / 10, visited.Count);
+        Assert.Equal(Cached, visited.Count);
+        Assert.Equal(Entries, _index.DocumentsWalked);
         Assert.InRange(_index.PageCacheBytes, 0, Bound);
     }
 
@@ -76,6 +80,19 @@ public sealed class PageCacheTests : IClassFixture<PageCacheTests.LargeIndex>, I
         Assert.Equal(Entries / 10, stubbed.Select(e => e.Path).Distinct().Count());
         Assert.All(stubbed, e => Assert.Equal(FileState.Stubbed, e.State));
         Assert.InRange(_index.PageCacheBytes, 0, Bound);
+    }
+
+    [Fact]
+    public void A_few_entries_of_a_state_come_from_its_index_without_reading_every_document()
+    {
+        var dirty = new List<string>();
+        _index.VisitByState(FileState.Dirty, e => dirty.Add(e.Path));
+        var batch = _index.FindByState(FileState.Cached, limit: 512);
+
+        Assert.Equal(Dirty, dirty.Distinct().Count());
+        Assert.Equal(512, batch.Count);
+        Assert.All(batch, e => Assert.Equal(FileState.Cached, e.State));
+        Assert.Equal(0, _index.DocumentsWalked);
     }
 
     [Fact]

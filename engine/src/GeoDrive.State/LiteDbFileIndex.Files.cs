@@ -14,6 +14,13 @@ public sealed partial class LiteDbFileIndex
     // cache's first 13 MB (docs/decisions/0016-memory-over-many-files.md).
     private const int PageSize = 250;
 
+    // A read of up to this many entries of one state goes through the state index in one query: it holds at most
+    // as many pages (8 MB), and a walk of every document for a few Dirty or Cached files among a million stubs would
+    // read them all at every tick.
+    private const int StateIndexReadLimit = 1_000;
+
+    private long _documentsWalked;
+
     public FileEntry? Get(string path)
     {
         ArgumentNullException.ThrowIfNull(path);
@@ -144,13 +151,13 @@ public sealed partial class LiteDbFileIndex
     }
 
     /// <summary>
-    /// Up to <paramref name="limit"/> documents in <paramref name="state"/>. A page's worth or fewer (by the limit or
-    /// the counts) comes from the state index in one read; more come from every document, a page per read, filtered
-    /// here: a read of a state's entries through its index holds each of their pages until it ends.
+    /// Up to <paramref name="limit"/> documents in <paramref name="state"/>. Up to <see cref="StateIndexReadLimit"/>
+    /// (by the limit or the counts) come from the state index in one read; more come from every document, a page per
+    /// read, filtered here: a read of a state's entries through its index holds each of their pages until it ends.
     /// </summary>
     private IEnumerable<BsonDocument> InState(FileState state, int limit)
     {
-        if (limit <= PageSize || Read(() => _stateCounts.Of(state)) <= PageSize)
+        if (limit <= StateIndexReadLimit || Read(() => _stateCounts.Of(state)) <= StateIndexReadLimit)
         {
             return Read(() => _files.Query().Where(StateIs(state)).Limit(limit).ToList());
         }
@@ -236,6 +243,9 @@ public sealed partial class LiteDbFileIndex
         return reader.Read() ? reader.Current["cache"]["extendPages"].AsInt32 * 8_192L : 0;
     });
 
+    /// <summary>For tests: how many documents listings and scans have read a page at a time.</summary>
+    internal long DocumentsWalked => Interlocked.Read(ref _documentsWalked);
+
     /// <summary>For tests: the latest fill of the known paths has ended.</summary>
     internal Task KnownPathsFillEnded => _knownPaths.FillEnded;
 
@@ -319,6 +329,7 @@ public sealed partial class LiteDbFileIndex
         while (true)
         {
             var page = FindUnder(folder, after, PageSize);
+            Interlocked.Add(ref _documentsWalked, page.Count);
             foreach (var doc in page)
             {
                 yield return doc;

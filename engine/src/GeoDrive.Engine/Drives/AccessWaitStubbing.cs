@@ -10,7 +10,7 @@ namespace GeoDrive.Engine.Drives;
 /// Cached entry, so it runs only when one can be due: at the earliest due time the last scan saw, or sooner
 /// when a file becomes Cached, is closed, is unpinned or the policy changes (<see cref="NeededBy"/>). Before,
 /// it ran at every tick, which on a drive of a few thousand files was most of the service's CPU while it
-/// uploaded (issue 4's profile). At least once a minute all the same, a safety net rather than a schedule.
+/// uploaded (issue 4's profile). At least every 10 minutes all the same, a safety net rather than a schedule.
 /// </summary>
 /// <param name="policy">The policy in force at the moment of the scan.</param>
 /// <param name="visitCached">Visits the drive's Cached files one at a time, so a scan never holds them all (on a
@@ -28,7 +28,9 @@ public sealed class AccessWaitStubbing(
     IClock clock,
     int batchSize)
 {
-    private static readonly TimeSpan MaxInterval = TimeSpan.FromMinutes(1);
+    // The scan's safety net, should a trigger be missed: every Cached entry is read, and on a drive of many files
+    // that is seconds of CPU, so not every minute (docs/decisions/0016-memory-over-many-files.md).
+    private static readonly TimeSpan MaxInterval = TimeSpan.FromMinutes(10);
     private readonly Lock _gate = new();
     private DateTimeOffset _notBefore = DateTimeOffset.MinValue;
 
