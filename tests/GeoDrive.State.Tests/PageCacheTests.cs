@@ -46,6 +46,7 @@ public sealed class PageCacheTests : IClassFixture<PageCacheTests.LargeIndex>, I
             File.Copy(file, Path.Combine(folder.FullName, Path.GetFileName(file)));
         }
         _index = LiteDbFileIndex.Open(_dir.Combine(".geodrive", "index.db"));
+        _index.KnownPathsFillEnded.Wait();
     }
 
     public void Dispose()
