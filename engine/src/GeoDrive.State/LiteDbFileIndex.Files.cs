@@ -205,20 +205,13 @@ public sealed partial class LiteDbFileIndex
     private void RecountStates()
     {
         var counts = new Dictionary<string, long>(StringComparer.Ordinal);
-        string? after = null;
-        while (true)
+        foreach (var page in Pages(after => FindUnderLocked("", after, PageSize)))
         {
-            var page = FindUnderLocked("", after, PageSize);
             foreach (var doc in page)
             {
                 var state = doc[FileEntryDocument.State].AsString;
                 counts[state] = counts.GetValueOrDefault(state) + 1;
             }
-            if (page.Count < PageSize)
-            {
-                break;
-            }
-            after = page[^1]["_id"].AsString;
         }
         _stateCounts.Recount(state => counts.GetValueOrDefault(state.ToString()));
     }
@@ -272,21 +265,15 @@ public sealed partial class LiteDbFileIndex
         var filled = false;
         try
         {
-            string? after = null;
-            while (!_disposed)
+            // Closed meanwhile: no read after that, and the fill is abandoned below.
+            foreach (var page in Pages(after => _disposed ? [] : Read(() => FindUnderLocked("", after, PageSize))))
             {
-                var page = Read(() => FindUnderLocked("", after, PageSize));
                 foreach (var doc in page)
                 {
                     filling.Add(doc["_id"].AsString);
                 }
-                if (page.Count < PageSize)
-                {
-                    filled = true;
-                    break;
-                }
-                after = page[^1]["_id"].AsString;
             }
+            filled = true;
         }
         catch (Exception ex) when (ex is LiteException or IOException or ObjectDisposedException or GeoDriveException or InvalidOperationException)
         {
@@ -325,21 +312,28 @@ public sealed partial class LiteDbFileIndex
     /// <summary>Documents under "folder/" ("": every one) in _id order, a page per read, no lock held between pages.</summary>
     private IEnumerable<BsonDocument> Documents(string folder)
     {
-        string? after = null;
-        while (true)
+        foreach (var page in Pages(after => FindUnder(folder, after, PageSize)))
         {
-            var page = FindUnder(folder, after, PageSize);
             Interlocked.Add(ref _documentsWalked, page.Count);
             foreach (var doc in page)
             {
                 yield return doc;
             }
+        }
+    }
 
+    /// <summary>Pages of documents in _id order, each read by <paramref name="readAfter"/> (the last _id of the page before, null first) until one comes short.</summary>
+    private static IEnumerable<List<BsonDocument>> Pages(Func<string?, List<BsonDocument>> readAfter)
+    {
+        string? after = null;
+        while (true)
+        {
+            var page = readAfter(after);
+            yield return page;
             if (page.Count < PageSize)
             {
                 yield break;
             }
-
             after = page[^1]["_id"].AsString;
         }
     }
