@@ -556,4 +556,32 @@ public sealed class BucketSyncTests(S3ServerFixture s3) : IClassFixture<S3Server
         Assert.Equal(OpenDecision.Local, await Engine.OpenAsync("doc.txt", Ls, OpenIntent.Read));
         Assert.Equal(FileState.Cached, _rig.StateOf("doc.txt"));
     }
+
+    [Fact]
+    public async Task A_callers_image_name_is_read_once_and_only_when_a_process_rule_needs_it()
+    {
+        await CachedFileAsync("doc.txt", "document");
+        await Engine.StubAsync("doc.txt");
+        var reads = 0;
+        var avscan = new Caller(105, _ => { reads++; return "avscan"; });
+
+        Assert.False(await Engine.LookupMissingAsync("missing.txt", avscan));
+        Assert.Equal(OpenDecision.Deny, await Engine.OpenAsync("doc.txt", avscan, OpenIntent.Read));
+        Assert.Equal(1, reads);
+
+        // A drive whose policy names no process treats every caller alike: the name (three system calls through FUSE) is never read.
+        await using var plain = new DriveRig(s3, """
+            apiVersion: geodrive/v1
+            kind: CloudDrivePolicy
+            metadata: { name: no-process-rules }
+            spec:
+              stubbing: { enabled: true, accessWait: 1h }
+            """);
+        await plain.Engine.StartAsync();
+        await plain.WriteAsync("doc.txt", "document"u8.ToArray());
+        var unread = new Caller(106, _ => throw new InvalidOperationException("the image name was read"));
+
+        Assert.False(await plain.Engine.LookupMissingAsync("missing.txt", unread));
+        Assert.Equal(OpenDecision.Local, await plain.Engine.OpenAsync("doc.txt", unread, OpenIntent.Read));
+    }
 }

@@ -4,16 +4,21 @@ using GeoDrive.Core.Ports;
 
 namespace GeoDrive.Mount.Fuse.Tests;
 
-/// <summary>Passes every call on to the real engine and remembers who made each open and listing.</summary>
+/// <summary>
+/// Passes every call on to the real engine and remembers who made each open and listing: the caller's image name is
+/// asked for as the call comes, as an engine with process rules asks (the mount reads it only then).
+/// </summary>
 public sealed class CallerRecorder(IDriveFileSystem engine) : IDriveFileSystem
 {
     public ConcurrentQueue<(string Operation, string Path, Caller Caller)> Calls { get; } = new();
 
     public string CachePath => engine.CachePath;
 
+    private static Caller Named(Caller caller) => new(caller.ProcessId, caller.ImageName, caller.IsSystem);
+
     public ValueTask BeforeEnumerateAsync(string path, Caller caller, CancellationToken cancellationToken = default)
     {
-        Calls.Enqueue(("enumerate", path, caller));
+        Calls.Enqueue(("enumerate", path, Named(caller)));
         return engine.BeforeEnumerateAsync(path, caller, cancellationToken);
     }
 
@@ -22,13 +27,13 @@ public sealed class CallerRecorder(IDriveFileSystem engine) : IDriveFileSystem
 
     public ValueTask<OpenDecision> OpenAsync(string path, Caller caller, OpenIntent intent, CancellationToken cancellationToken = default)
     {
-        Calls.Enqueue(("open", path, caller));
+        Calls.Enqueue(("open", path, Named(caller)));
         return engine.OpenAsync(path, caller, intent, cancellationToken);
     }
 
     public ValueTask<OpenDecision> OpenStreamingAsync(string path, Caller caller, OpenIntent intent, CancellationToken cancellationToken = default)
     {
-        Calls.Enqueue(("open", path, caller));
+        Calls.Enqueue(("open", path, Named(caller)));
         return engine.OpenStreamingAsync(path, caller, intent, cancellationToken);
     }
 

@@ -148,7 +148,10 @@ public sealed partial class FuseMount
         return _drive.IsInternalPath(path) ? -Errno.ENOENT : call(path);
     }
 
-    /// <summary>The process behind the current request: its id and image name (/proc/PID/comm); pid 0 is the kernel.</summary>
+    /// <summary>
+    /// The process behind the current request: its id, and its image name (/proc/PID/comm) read only if the engine asks
+    /// for it while answering (a policy's processExcludes, a refusal's event); pid 0 is the kernel.
+    /// </summary>
     private static unsafe Caller CurrentCaller()
     {
         var context = Native.LibFuse.GetContext();
@@ -157,7 +160,7 @@ public sealed partial class FuseMount
         {
             return new Caller(0, "", IsSystem: true);
         }
-        return new Caller(pid, ImageNameOf(pid));
+        return new Caller(pid, ImageNameOf);
     }
 
     /// <summary>

@@ -17,11 +17,17 @@ public sealed partial class DriveEngine
     /// <summary>The process name that policies use for network and system callers (<see cref="Caller.IsSystem"/>).</summary>
     public const string SystemProcessName = "<SYSTEM>";
 
-    /// <summary>The process rule in force for a caller: "&lt;SYSTEM&gt;" for network and system callers, else its image name.</summary>
+    /// <summary>
+    /// The process rule in force for a caller: "&lt;SYSTEM&gt;" for network and system callers, else its image name. A policy
+    /// without processExcludes treats every caller alike, and the caller's image name is not read.
+    /// </summary>
     public ProcessTreatment TreatmentFor(Caller caller)
     {
         ArgumentNullException.ThrowIfNull(caller);
-        return _policy.ProcessTreatmentFor(caller.IsSystem ? SystemProcessName : caller.ImageName);
+        var policy = _policy;
+        return policy.Policy.ProcessExcludes.Count == 0
+            ? ProcessTreatment.Default
+            : policy.ProcessTreatmentFor(caller.IsSystem ? SystemProcessName : caller.ImageName);
     }
 
     /// <summary>
