@@ -74,7 +74,7 @@ public sealed partial record FileProperties(UnixFileMode Mode, FileTime Modified
         return new FileProperties(
             (UnixFileMode)(stat.Mode & 0b111_111_111),
             new FileTime(stat.MtimeSeconds, stat.MtimeNanoseconds),
-            new FileOwner(stat.Uid, stat.Gid, Owners.UserName(stat.Uid), Owners.GroupName(stat.Gid)),
+            new FileOwner(stat.Uid, stat.Gid, OwnerNames.Shared.UserName(stat.Uid), OwnerNames.Shared.GroupName(stat.Gid)),
             attributes,
             acl);
     }
