@@ -10,7 +10,7 @@ namespace GeoDrive.Engine.Tests;
 public sealed class OwnerNamesTests
 {
     [Fact]
-    public void A_renamed_group_is_known_by_its_new_name_once_the_old_one_is_a_minute_old()
+    public void A_renamed_group_is_known_by_its_new_name_and_id_once_the_old_ones_are_a_minute_old()
     {
         var suffix = Guid.NewGuid().ToString("N")[..8];
         var (before, after) = ($"gd-before-{suffix}", $"gd-after-{suffix}");
@@ -22,13 +22,15 @@ public sealed class OwnerNamesTests
             var names = new OwnerNames(clock);
 
             Assert.Equal(before, names.GroupName(gid));
-            Assert.Equal("root", names.UserName(0));
+            Assert.Equal(gid, names.GroupId(before));
+            Assert.Null(names.GroupId(after));
+            Assert.Equal(("root", 0u), (names.UserName(0), names.UserId("root")));
             Assert.Equal(0, Command.Run("groupmod", ["-n", after, before]).ExitCode);
 
             clock.Advance(OwnerNames.Keep - TimeSpan.FromSeconds(1));
-            Assert.Equal(before, names.GroupName(gid));
+            Assert.Equal((before, gid, null), (names.GroupName(gid), names.GroupId(before), names.GroupId(after)));
             clock.Advance(TimeSpan.FromSeconds(1));
-            Assert.Equal(after, names.GroupName(gid));
+            Assert.Equal((after, null, gid), (names.GroupName(gid), names.GroupId(before), names.GroupId(after)));
             Assert.Equal(after, Owners.GroupName(gid));
         }
         finally

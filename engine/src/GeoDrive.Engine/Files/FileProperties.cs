@@ -171,7 +171,7 @@ public sealed record FileOwner(uint Uid, uint Gid, string? UserName, string? Gro
 {
     /// <summary>The ids to give a file on this host: a name known here wins over the id it had where it was written.</summary>
     public (uint Uid, uint Gid) OnThisHost() =>
-        ((UserName is { } user ? Owners.UserId(user) : null) ?? Uid, (GroupName is { } group ? Owners.GroupId(group) : null) ?? Gid);
+        ((UserName is { } user ? OwnerNames.Shared.UserId(user) : null) ?? Uid, (GroupName is { } group ? OwnerNames.Shared.GroupId(group) : null) ?? Gid);
 }
 
 /// <summary>One user.* extended attribute: its name without "user.", and its value's bytes.</summary>

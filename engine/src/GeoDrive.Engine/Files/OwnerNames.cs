@@ -4,20 +4,24 @@ using GeoDrive.Core.Ports;
 namespace GeoDrive.Engine.Files;
 
 /// <summary>
-/// User and group names by numeric id, each remembered for <see cref="Keep"/>: the C library answers every lookup
-/// from a user database of files by reading /etc/passwd or /etc/group again (four system calls), and every upload asks for
-/// its file's owner and group. A user or group renamed on this host reaches the objects uploaded a minute later at the latest.
+/// User and group names by numeric id, and ids by name, each remembered for <see cref="Keep"/>: the C library answers
+/// every lookup from a user database of files by reading /etc/passwd or /etc/group again (four system calls or more), and
+/// every upload asks for its file's owner and group, every stub made from another site's object for their ids here. A
+/// user or group renamed on this host reaches the objects uploaded, and the stubs made, a minute later at the latest.
 /// </summary>
 public sealed class OwnerNames(IClock clock)
 {
     /// <summary>How long a name is kept before the C library is asked again.</summary>
     public static readonly TimeSpan Keep = TimeSpan.FromMinutes(1);
 
-    // Ids with a name remembered, per table, before both are emptied: a host has that many users only when something is wrong.
+    // Entries a table holds before it is emptied: a host has that many users only when something is wrong, and names come
+    // from other sites' objects too.
     private const int Limit = 4_096;
 
-    private readonly ConcurrentDictionary<uint, (string? Name, DateTimeOffset ReadUtc)> _users = new();
-    private readonly ConcurrentDictionary<uint, (string? Name, DateTimeOffset ReadUtc)> _groups = new();
+    private readonly ConcurrentDictionary<uint, (string? Value, DateTimeOffset ReadUtc)> _users = new();
+    private readonly ConcurrentDictionary<uint, (string? Value, DateTimeOffset ReadUtc)> _groups = new();
+    private readonly ConcurrentDictionary<string, (uint? Value, DateTimeOffset ReadUtc)> _userIds = new(StringComparer.Ordinal);
+    private readonly ConcurrentDictionary<string, (uint? Value, DateTimeOffset ReadUtc)> _groupIds = new(StringComparer.Ordinal);
 
     /// <summary>The names the engine uses, on the system clock.</summary>
     public static OwnerNames Shared { get; } = new(SystemClock.Instance);
@@ -28,19 +32,26 @@ public sealed class OwnerNames(IClock clock)
     /// <summary>The group name of <paramref name="gid"/> on this host, or null.</summary>
     public string? GroupName(uint gid) => Remembered(_groups, gid, Owners.GroupName);
 
-    private string? Remembered(ConcurrentDictionary<uint, (string? Name, DateTimeOffset ReadUtc)> names, uint id, Func<uint, string?> read)
+    /// <summary>The id of user <paramref name="name"/> on this host, or null.</summary>
+    public uint? UserId(string name) => Remembered(_userIds, name, Owners.UserId);
+
+    /// <summary>The id of group <paramref name="name"/> on this host, or null.</summary>
+    public uint? GroupId(string name) => Remembered(_groupIds, name, Owners.GroupId);
+
+    private TValue Remembered<TKey, TValue>(ConcurrentDictionary<TKey, (TValue Value, DateTimeOffset ReadUtc)> known, TKey key, Func<TKey, TValue> read)
+        where TKey : notnull
     {
         var now = clock.UtcNow;
-        if (names.TryGetValue(id, out var known) && now - known.ReadUtc < Keep && now >= known.ReadUtc)
+        if (known.TryGetValue(key, out var entry) && now - entry.ReadUtc < Keep && now >= entry.ReadUtc)
         {
-            return known.Name;
+            return entry.Value;
         }
-        var name = read(id);
-        if (names.Count >= Limit)
+        var value = read(key);
+        if (known.Count >= Limit)
         {
-            names.Clear();
+            known.Clear();
         }
-        names[id] = (name, now);
-        return name;
+        known[key] = (value, now);
+        return value;
     }
 }
