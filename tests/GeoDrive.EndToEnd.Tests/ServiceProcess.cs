@@ -29,6 +29,9 @@ public sealed class ServiceProcess : IAsyncDisposable
     /// <summary>More service arguments, e.g. the test-only "--test-clock FILE" (recall job tests).</summary>
     public string[] ExtraArguments { get; set; } = [];
 
+    /// <summary>Environment variables for the service from its next start, e.g. a log level an administrator would set.</summary>
+    public Dictionary<string, string> Environment { get; } = [];
+
     public static string ServiceDll
     {
         get
@@ -47,6 +50,10 @@ public sealed class ServiceProcess : IAsyncDisposable
             RedirectStandardError = true,
             UseShellExecute = false,
         };
+        foreach (var (name, value) in Environment)
+        {
+            psi.Environment[name] = value;
+        }
         _process = Process.Start(psi)!;
         var log = new StreamWriter(LogPath, append: true) { AutoFlush = true };
         _process.OutputDataReceived += (_, e) => { if (e.Data is not null) { lock (log) { log.WriteLine(e.Data); } } };

@@ -9,6 +9,16 @@ public sealed class DriveEvent
     public string? Path { get; set; }
     public string Message { get; set; } = "";
     public string? ErrorId { get; set; }
+
+    /// <summary>
+    /// A single file's success that a busy drive records thousands of times an hour: uploaded, stubbed, recalled, deleted,
+    /// renamed, or brought from the bucket. Kept in the drive's events (Get-CloudDriveEvent) and written to the service's
+    /// log at Debug only (docs/decisions/0035-routine-events-off-the-log.md). A pass's or a job's summary (no path), a
+    /// refusal or failure (an error id), a policy, a start, a pin, a restore and a conflict are not routine.
+    /// </summary>
+    public bool IsRoutine =>
+        ErrorId is null && Path is not null && Kind is DriveEventKind.Upload or DriveEventKind.Stub or DriveEventKind.Recall
+            or DriveEventKind.Delete or DriveEventKind.Rename or DriveEventKind.Sync;
 }
 
 public enum DriveEventKind

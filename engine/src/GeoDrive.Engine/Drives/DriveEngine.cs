@@ -302,7 +302,14 @@ public sealed partial class DriveEngine : IAsyncDisposable
         var driveEvent = new DriveEvent { TimeUtc = _clock.UtcNow, Kind = kind, Path = path, Message = message, ErrorId = errorId };
         _index.AppendEvent(driveEvent);
         EventRecorded?.Invoke(driveEvent);
-        if (errorId is null)
+        if (driveEvent.IsRoutine)
+        {
+            if (_logger.IsEnabled(LogLevel.Debug))
+            {
+                _logger.LogDebug("{Drive}: {Kind} {Path}: {Message}", Name, kind, path, message);
+            }
+        }
+        else if (errorId is null)
         {
             _logger.LogInformation("{Drive}: {Kind} {Path}: {Message}", Name, kind, path, message);
         }
