@@ -38,6 +38,18 @@ public sealed partial record FileProperties
         [LibraryImport("libc", EntryPoint = "statx", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
         public static partial int StatxOf(SafeFileHandle dirfd, string path, int flags, uint mask, out Statx buffer);
 
+        /// <summary>statx of a path from the working folder (AT_FDCWD), for <see cref="LocalFile.Read"/>.</summary>
+        [LibraryImport("libc", EntryPoint = "statx", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+        public static partial int StatxAt(int dirfd, string path, int flags, uint mask, out Statx buffer);
+
+        public const int AtFdCwd = -100;
+        public const int AtSymlinkNoFollow = 0x100;
+        public const int ENOENT = 2;
+        public const int ENOTDIR = 20;
+        public const ushort FileTypeMask = 0xF000;
+        public const ushort RegularFile = 0x8000;
+        public const ushort Directory = 0x4000;
+
         [LibraryImport("libc", EntryPoint = "futimens", SetLastError = true)]
         public static partial int FUtimens(SafeFileHandle fd, [In] Timespec[] times);
 

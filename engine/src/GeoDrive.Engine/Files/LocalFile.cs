@@ -6,7 +6,34 @@ namespace GeoDrive.Engine.Files;
 /// <summary>What the engine compares to decide whether a local file changed: size and last write time.</summary>
 public readonly record struct LocalFile(long Size, DateTimeOffset ModifiedUtc, UnixFileMode Mode)
 {
+    /// <summary>
+    /// The file at <paramref name="localPath"/>, or null when nothing or a folder is there. A regular file is read with one
+    /// statx (an upload reads its file four times); a link or a special file as .NET's <see cref="FileInfo"/> reads it.
+    /// </summary>
     public static LocalFile? Read(string localPath)
+    {
+        if (OperatingSystem.IsLinux())
+        {
+            if (FileProperties.Native.StatxAt(FileProperties.Native.AtFdCwd, localPath, FileProperties.Native.AtSymlinkNoFollow,
+                    FileProperties.Native.StatxBasicStats, out var stat) == 0)
+            {
+                switch (stat.Mode & FileProperties.Native.FileTypeMask)
+                {
+                    case FileProperties.Native.RegularFile:
+                        return new LocalFile((long)stat.Size, new FileTime(stat.MtimeSeconds, stat.MtimeNanoseconds).ToDateTimeOffset(), (UnixFileMode)(stat.Mode & 0xFFF));
+                    case FileProperties.Native.Directory:
+                        return null;
+                }
+            }
+            else if (System.Runtime.InteropServices.Marshal.GetLastPInvokeError() is FileProperties.Native.ENOENT or FileProperties.Native.ENOTDIR)
+            {
+                return null;
+            }
+        }
+        return ReadAsDotNetDoes(localPath);
+    }
+
+    private static LocalFile? ReadAsDotNetDoes(string localPath)
     {
         var info = new FileInfo(localPath);
         if (!info.Exists)
