@@ -113,13 +113,17 @@ public sealed partial class DriveEngine
                 // (its ETag is not one); hashed by a pass before, unless its checksums were taken as it was
                 // written (docs/decisions/0032-hashed-as-written.md).
                 FileHashes hashes;
+                FileProperties? properties = null;
                 if (local.Size <= SinglePutBytes)
                 {
                     whole = ArrayPool<byte>.Shared.Rent((int)Math.Max(1, local.Size + 1));
                     var withMd5 = !await _store.VerifiesPayloadChecksumsAsync(WriteProbeKey, cancellationToken);
+                    // One open serves the bytes and, on Linux, the properties that travel with them (owner, exact time, ACL, attributes).
+                    using var file = FileHashes.OpenRead(Options.CachePath, localPath);
                     hashes = withMd5 || written is null
-                        ? await FileHashes.ReadWholeAsync(Options.CachePath, localPath, whole, withMd5, cancellationToken)
-                        : await FileHashes.ReadWholeAsync(Options.CachePath, localPath, whole, written, cancellationToken);
+                        ? await FileHashes.ReadWholeAsync(file, whole, withMd5, cancellationToken)
+                        : await FileHashes.ReadWholeAsync(file, whole, written, cancellationToken);
+                    properties = OperatingSystem.IsLinux() ? FileProperties.Read(file) : null;
                 }
                 else
                 {
@@ -160,7 +164,7 @@ public sealed partial class DriveEngine
                     }
                     try
                     {
-                        head = await PutComparedAsync(path, key, localPath, local, hashes, whole, generation, condition, cancellationToken);
+                        head = await PutComparedAsync(path, key, localPath, local, hashes, whole, properties, generation, condition, cancellationToken);
                         break;
                     }
                     catch (GeoDriveException ex) when (ex.ErrorId == ErrorIds.ObjectMismatch && attempt < 3)
@@ -206,7 +210,8 @@ public sealed partial class DriveEngine
         : await _store.RefusesPutsOverOtherVersionsAsync(WriteProbeKey, cancellationToken);
 
     /// <summary>Sends the file's bytes under <paramref name="condition"/>; returns the object as the PUT's answer or a HEAD shows it.</summary>
-    private async Task<ObjectInfo?> PutComparedAsync(string path, string key, string localPath, LocalFile local, FileHashes hashes, byte[]? whole, long generation, PutCondition condition, CancellationToken cancellationToken)
+    /// <param name="properties">The file's properties read with its bytes (<paramref name="whole"/>), or null to read them here.</param>
+    private async Task<ObjectInfo?> PutComparedAsync(string path, string key, string localPath, LocalFile local, FileHashes hashes, byte[]? whole, FileProperties? properties, long generation, PutCondition condition, CancellationToken cancellationToken)
     {
         var metadata = ObjectLayout.MetadataFor(hashes.Sha256, hashes.Xxh128, local.Size, local.ModifiedUtc, local.Mode);
         metadata[ObjectLayout.SiteKey] = SiteId;
@@ -216,7 +221,7 @@ public sealed partial class DriveEngine
         }
         ObjectLayout.AddTags(metadata, _policy.TagsFor(path), path, local.ModifiedUtc);
         ObjectLayout.AddObjectTags(metadata, _policy.ObjectTagsFor(path), path, local.ModifiedUtc);
-        AddProperties(metadata, path, localPath);
+        AddProperties(metadata, path, properties ?? FileProperties.Read(Options.CachePath, localPath));
         ObjectInfo put;
         Transfers.UploadStarted(local.Size);
         try
@@ -244,9 +249,9 @@ public sealed partial class DriveEngine
     }
 
     /// <summary>The file's properties (owner, exact time, ACL, attributes) as its object's metadata; what does not fit is named in an event.</summary>
-    private void AddProperties(Dictionary<string, string> metadata, string path, string localPath)
+    private void AddProperties(Dictionary<string, string> metadata, string path, FileProperties? properties)
     {
-        if (FileProperties.Read(Options.CachePath, localPath) is { } properties && PropertyMetadata.Add(metadata, properties) is { Count: > 0 } left)
+        if (properties is not null && PropertyMetadata.Add(metadata, properties) is { Count: > 0 } left)
         {
             Record(DriveEventKind.Error, path,
                 $"Not kept in the bucket, over S3's {PropertyMetadata.Limit} bytes of metadata: {string.Join(", ", left)}. This copy keeps them; a new host would not.",

@@ -3,6 +3,7 @@ using System.IO.Hashing;
 using System.Security.Cryptography;
 using GeoDrive.Core.Model;
 using GeoDrive.Core.Paths;
+using Microsoft.Win32.SafeHandles;
 
 namespace GeoDrive.Engine.Files;
 
@@ -84,9 +85,9 @@ public readonly record struct FileHashes(string Sha256, string? Md5, long Length
     /// size expected, so a file that grew shows as a length mismatch) and hashes it there: one read serves
     /// hash and upload (the store would buffer it for signing anyway). MD5 only <paramref name="withMd5"/>.
     /// </summary>
-    public static async Task<FileHashes> ReadWholeAsync(string cacheRoot, string localPath, byte[] buffer, bool withMd5 = true, CancellationToken cancellationToken = default)
+    public static async Task<FileHashes> ReadWholeAsync(SafeFileHandle file, byte[] buffer, bool withMd5 = true, CancellationToken cancellationToken = default)
     {
-        var total = await ReadIntoAsync(cacheRoot, localPath, buffer, cancellationToken);
+        var total = await ReadIntoAsync(file, buffer, cancellationToken);
         var bytes = buffer.AsSpan(0, total);
         return new FileHashes(Convert.ToHexStringLower(SHA256.HashData(bytes)), withMd5 ? Convert.ToHexStringLower(MD5.HashData(bytes)) : null, total,
             Convert.ToHexStringLower(XxHash128.Hash(bytes)));
@@ -96,24 +97,30 @@ public readonly record struct FileHashes(string Sha256, string? Md5, long Length
     /// As above, for a file whose checksums were taken as it was written (<paramref name="written"/>): read, not hashed.
     /// The length is what was read, so a file that grew or shrank since still shows as a mismatch.
     /// </summary>
-    public static async Task<FileHashes> ReadWholeAsync(string cacheRoot, string localPath, byte[] buffer, WrittenDigest written, CancellationToken cancellationToken = default)
+    public static async Task<FileHashes> ReadWholeAsync(SafeFileHandle file, byte[] buffer, WrittenDigest written, CancellationToken cancellationToken = default)
     {
-        var total = await ReadIntoAsync(cacheRoot, localPath, buffer, cancellationToken);
+        var total = await ReadIntoAsync(file, buffer, cancellationToken);
         return new FileHashes(written.Sha256, null, total, written.Xxh128);
     }
 
-    /// <summary>Reads a cache file into <paramref name="buffer"/> until it is full or the file ends; returns the bytes read.</summary>
-    private static async Task<int> ReadIntoAsync(string cacheRoot, string localPath, byte[] buffer, CancellationToken cancellationToken)
+    /// <summary>
+    /// Reads an open cache file (<see cref="OpenRead"/>) from its start into <paramref name="buffer"/> until it is full or
+    /// the file ends; returns the bytes read.
+    /// </summary>
+    private static async Task<int> ReadIntoAsync(SafeFileHandle file, byte[] buffer, CancellationToken cancellationToken)
     {
-        await using var stream = OpenShared(cacheRoot, localPath);
         var total = 0;
         int read;
-        while (total < buffer.Length && (read = await stream.ReadAsync(buffer.AsMemory(total), cancellationToken)) > 0)
+        while (total < buffer.Length && (read = await RandomAccess.ReadAsync(file, buffer.AsMemory(total), total, cancellationToken)) > 0)
         {
             total += read;
         }
         return total;
     }
+
+    /// <summary>A cache file opened for reading, beneath the cache and through no link, for <see cref="ReadWholeAsync(SafeFileHandle, byte[], bool, CancellationToken)"/>.</summary>
+    public static SafeFileHandle OpenRead(string cacheRoot, string localPath) =>
+        BeneathCache.OpenHandle(cacheRoot, localPath, FileMode.Open, FileAccess.Read);
 
     /// <summary>
     /// Opens a cache file for reading while others may keep writing (the engine never blocks an application),
