@@ -127,5 +127,5 @@ public readonly record struct FileHashes(string Sha256, string? Md5, long Length
     /// beneath the cache and through no link (<see cref="BeneathCache"/>).
     /// </summary>
     public static FileStream OpenShared(string cacheRoot, string localPath) =>
-        new(BeneathCache.OpenHandle(cacheRoot, localPath, FileMode.Open, FileAccess.Read), FileAccess.Read, bufferSize: 0);
+        new(OpenRead(cacheRoot, localPath), FileAccess.Read, bufferSize: 0);
 }
