@@ -8,9 +8,9 @@ public sealed class FuseMountedDrive : IMountedDrive
 {
     private readonly FuseMount _mount;
 
-    public FuseMountedDrive(IDriveFileSystem drive, string mountPath)
+    public FuseMountedDrive(IDriveFileSystem drive, string mountPath, FuseMountOptions? options = null)
     {
-        _mount = FuseMount.Mount(mountPath, drive, new FuseMountOptions { DriveName = "test" });
+        _mount = FuseMount.Mount(mountPath, drive, options ?? new FuseMountOptions { DriveName = "test" });
     }
 
     public string Root => _mount.MountPath;

@@ -16,7 +16,8 @@ public abstract class MountedDriveTests : IAsyncLifetime
     protected string MountFolder => _mountFolder.Path;
 
     /// <summary>Mounts the drive on the class's mount folder; unmounted when the test ends.</summary>
-    protected FuseMountedDrive Mount(IDriveFileSystem drive) => Cleanup.Push(new FuseMountedDrive(drive, _mountFolder.Path));
+    protected FuseMountedDrive Mount(IDriveFileSystem drive, FuseMountOptions? options = null) =>
+        Cleanup.Push(new FuseMountedDrive(drive, _mountFolder.Path, options));
 
     public virtual Task InitializeAsync() => Task.CompletedTask;
 

@@ -363,6 +363,10 @@ public sealed partial class FuseMount
             // Counted as open until the engine has heard of the close.
             _open.Remove(handle);
         }
+        if (fusePath is not null)
+        {
+            _kernelNames.Closed(Relative(fusePath));
+        }
         return 0;
     }
 

@@ -19,6 +19,10 @@ public sealed partial class FuseMount
         {
             return root.Stat(stat);
         }
+        if (AttributesAsked is { } asked)
+        {
+            asked(Relative(fusePath));
+        }
         var path = Relative(fusePath);
         if (_drive.IsInternalPath(path))
         {
@@ -106,6 +110,7 @@ public sealed partial class FuseMount
             return unlinked;
         }
         _drive.Deleted(path, CurrentCaller(), isDirectory: false);
+        _kernelNames.Deleted(Relative(fusePath));
         return 0;
     }
 
@@ -152,6 +157,7 @@ public sealed partial class FuseMount
             return renamed;
         }
         _open.Rename(from, to);
+        _kernelNames.Renamed(Relative(fromFusePath), Relative(toFusePath));
         _drive.Renamed(from, to, CurrentCaller(), isDirectory);
         return 0;
     }

@@ -21,6 +21,12 @@ public sealed class FuseMountOptions
     /// <summary>How long the kernel may trust a file's attributes and a name lookup.</summary>
     public TimeSpan AttributeTimeout { get; init; } = TimeSpan.FromSeconds(1);
 
+    /// <summary>
+    /// Names of closed files the kernel may keep cached (and libfuse a node for each); past it the least recently closed
+    /// are forgotten, and looked up again when next used (docs/decisions/0036-names-the-kernel-keeps.md).
+    /// </summary>
+    public int NamesKept { get; init; } = 8_192;
+
     public ILogger Logger { get; init; } = NullLogger.Instance;
 }
 
@@ -38,6 +44,7 @@ public sealed partial class FuseMount : IDisposable
     private readonly OpenFiles _open = new();
     private readonly Passthrough _passthrough;
     private readonly CacheSpace _space;
+    private readonly KernelNames _kernelNames;
     private CacheFolder _cache = null!;
     private CaseInsensitiveNames? _names;
     private readonly bool _runningAsRoot = LibC.GetEUid() == 0;
@@ -58,6 +65,7 @@ public sealed partial class FuseMount : IDisposable
         _logger = options.Logger;
         _space = new CacheSpace(drive.CachePath);
         _passthrough = new Passthrough(_logger);
+        _kernelNames = new KernelNames(options.NamesKept, FolderNode, ForgetName);
         _drive.LocalCopyReplaced += ForgetCached;
     }
 
@@ -69,6 +77,35 @@ public sealed partial class FuseMount : IDisposable
         {
             // -ENOENT: the kernel holds nothing of it, which is as good.
             _ = LibFuse.InvalidatePath(fuse, "/" + path);
+        }
+    }
+
+    /// <summary>
+    /// The kernel's node id of a folder below the mount ("" its root): libfuse's high-level API gives a name's node id as
+    /// its inode number (use_ino is off). Asked through the mount, by the thread that tells the kernel to forget names.
+    /// </summary>
+    private unsafe ulong? FolderNode(string folder)
+    {
+        if (folder.Length == 0)
+        {
+            return LibFuse.RootNode;
+        }
+        var stat = stackalloc byte[512];
+        // st_ino follows st_dev (8 bytes) in struct stat on x86-64 and arm64 alike.
+        return LibC.LStat(MountPath + "/" + folder, (nint)stat) == 0 ? *(ulong*)(stat + 8) : null;
+    }
+
+    /// <summary>Tells the kernel to forget a file's name (it sends FORGET once nothing holds it); 0, or a negative errno.</summary>
+    private unsafe int ForgetName(ulong folderNode, string name)
+    {
+        if (Volatile.Read(ref _unmounted) != 0)
+        {
+            return -Errno.ENOTCONN;
+        }
+        var bytes = System.Text.Encoding.UTF8.GetBytes(name);
+        fixed (byte* p = bytes)
+        {
+            return LibFuse.NotifyInvalEntry(LibFuse.GetSession(_fuse), folderNode, p, (nuint)bytes.Length);
         }
     }
 
@@ -85,6 +122,15 @@ public sealed partial class FuseMount : IDisposable
 
     /// <summary>Flush requests (one per close(2) of a handle that needs one) the service has answered since the mount.</summary>
     internal long FlushesServed => Interlocked.Read(ref _flushesServed);
+
+    /// <summary>For tests: told the path of every lookup and getattr the kernel sends (not the root's).</summary>
+    internal Action<string>? AttributesAsked { get; set; }
+
+    /// <summary>For tests: names of closed files the kernel was told to forget, and held.</summary>
+    internal long NamesForgotten => _kernelNames.Forgotten;
+
+    /// <summary>For tests: completes once every name past <see cref="FuseMountOptions.NamesKept"/> so far was told to the kernel.</summary>
+    internal Task WhenNamesToldAsync() => _kernelNames.WhenToldAsync();
 
     /// <summary>Handles open through the mount right now.</summary>
     public int OpenHandleCount => _open.HandleCount;
@@ -169,6 +215,7 @@ public sealed partial class FuseMount : IDisposable
         }
         catch
         {
+            _kernelNames.Dispose();
             _cache?.Dispose();
             _root?.Dispose();
             _self.Free();
@@ -216,6 +263,8 @@ public sealed partial class FuseMount : IDisposable
             return;
         }
         _drive.LocalCopyReplaced -= ForgetCached;
+        // Before the session ends: no notify may reach a session libfuse has freed.
+        _kernelNames.Dispose();
         LibFuse.Exit(_fuse);
         if (LibC.UMount2(MountPath, LibC.MntDetach) != 0)
         {

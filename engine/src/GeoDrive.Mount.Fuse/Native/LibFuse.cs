@@ -49,6 +49,16 @@ internal static unsafe partial class LibFuse
     [LibraryImport(Library, EntryPoint = "fuse_invalidate_path", StringMarshalling = StringMarshalling.Utf8)]
     public static partial int InvalidatePath(nint fuse, string path);
 
+    /// <summary>FUSE_ROOT_ID: the node id of the mount's root.</summary>
+    public const ulong RootNode = 1;
+
+    /// <summary>
+    /// Tells the kernel to drop a name from its cache (fuse_lowlevel.h, fuse 2.8+); -ENOENT when it holds no such name. It
+    /// waits for the folder's lock, so it is never called while serving a request.
+    /// </summary>
+    [LibraryImport(Library, EntryPoint = "fuse_lowlevel_notify_inval_entry")]
+    public static partial int NotifyInvalEntry(nint session, ulong parent, byte* name, nuint length);
+
     [LibraryImport(Library, EntryPoint = "fuse_exit")]
     public static partial void Exit(nint fuse);
 
