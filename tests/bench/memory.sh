@@ -86,6 +86,9 @@ rm -f "$work/mnt/big.bin"
 echo "seconds,files_written,files_uploaded,rss_mib" >"$out/rss.csv"
 echo 5 >"/proc/$pid/clear_refs"
 rss_before_small=$(kib VmRSS)
+# The kernel's FUSE inodes (every FUSE mount on the machine): one per name the kernel holds, and libfuse a node for each.
+fuse_inodes() { awk '$1 == "fuse_inode" { print $2 }' /proc/slabinfo; }
+inodes_before=$(fuse_inodes)
 base=$(status_field uploadedFiles)
 progress=$work/written
 echo 0 >"$progress"
@@ -118,10 +121,15 @@ wait "$writer"
 t5=$(now)
 hwm_small=$(kib VmHWM)
 rss_end=$(kib VmRSS)
+inodes_end=$(fuse_inodes)
 
 # RSS once a tenth, half and all of the files were uploaded (the first sample at or past each mark).
 rss_at() { awk -F, -v n="$1" 'NR > 1 && $3 >= n { print $4; exit }' "$out/rss.csv"; }
 r10=$(rss_at $((files / 10))); r50=$(rss_at $((files / 2))); r100=$(rss_at "$files")
+# The RSS's slope from a tenth to all of the files (least squares over every sample): steadier than two samples of a
+# collector's saw-tooth.
+slope=$(awk -F, -v from=$((files / 10)) 'NR > 1 && $3 >= from { n++; sx += $3; sy += $4; sxx += $3 * $3; sxy += $3 * $4 }
+  END { d = n * sxx - sx * sx; if (n < 2 || d == 0) print "–"; else printf "%.3f", (n * sxy - sx * sy) / d * 1024 * 1000 }' "$out/rss.csv")
 gnuplot <<EOF
 set terminal pngcairo size 900,500
 set output "$out/rss.png"
@@ -145,4 +153,6 @@ EOF
   echo "| RSS before them, and once 10 % / 50 % / 100 % were uploaded | $(mib "$rss_before_small") → $r10 / $r50 / $r100 MiB |"
   echo "| peak RSS over those uploads (VmHWM); RSS at the end | $(mib "$hwm_small") MiB; $(mib "$rss_end") MiB |"
   echo "| RSS at 100 % ÷ RSS at 10 % | $(awk -v a="$r100" -v b="$r10" 'BEGIN { printf "%.2f", a / b }') |"
+  echo "| RSS's slope from 10 % to 100 % (least squares over the samples) | $slope KiB per 1,000 files |"
+  echo "| the kernel's FUSE inodes (/proc/slabinfo, every FUSE mount) before them; at the end | $inodes_before; $inodes_end |"
 } | tee "$out/table.md"
