@@ -145,6 +145,34 @@ public sealed class KernelNamesTests
     }
 
     [Fact]
+    public async Task While_the_thread_is_held_up_at_most_MaxWaiting_names_wait_and_the_rest_are_left_to_the_kernel()
+    {
+        using var entered = new SemaphoreSlim(0);
+        using var gate = new SemaphoreSlim(0);
+        var told = 0;
+        using var names = Names(budget: 0, forget: (_, _) =>
+        {
+            if (Interlocked.Increment(ref told) == 1)
+            {
+                entered.Release();
+                gate.Wait();
+            }
+            return 0;
+        });
+
+        names.Closed("held.txt");
+        await entered.WaitAsync();
+        for (var i = 0; i < KernelNames.MaxWaiting + 100; i++)
+        {
+            names.Closed($"f{i}.txt");
+        }
+        gate.Release();
+        await names.WhenToldAsync();
+
+        Assert.Equal(1 + KernelNames.MaxWaiting, told);
+    }
+
+    [Fact]
     public async Task Dispose_waits_for_the_call_under_way_drops_what_waits_and_nothing_is_told_after_it()
     {
         using var entered = new SemaphoreSlim(0);
@@ -180,5 +208,27 @@ public sealed class KernelNamesTests
         Assert.Contains((1UL, "one.txt"), _told);
         Assert.DoesNotContain((1UL, "three.txt"), _told);
         Assert.Equal(0, names.Count);
+    }
+
+    [Fact]
+    public async Task A_bounded_stop_says_false_while_a_call_is_stuck_and_true_once_it_ended()
+    {
+        using var entered = new SemaphoreSlim(0);
+        using var gate = new SemaphoreSlim(0);
+        using var names = Names(budget: 0, forget: (_, _) =>
+        {
+            entered.Release();
+            gate.Wait();
+            return 0;
+        });
+
+        names.Closed("stuck.txt");
+        await entered.WaitAsync();
+
+        // The unmount's case: it waits a bound, then leaves the session allocated rather than free it under the call.
+        Assert.False(names.Stop(TimeSpan.FromMilliseconds(50)));
+        await names.WhenToldAsync();
+        gate.Release();
+        Assert.True(names.Stop(Timeout.InfiniteTimeSpan));
     }
 }

@@ -263,8 +263,9 @@ public sealed partial class FuseMount : IDisposable
             return;
         }
         _drive.LocalCopyReplaced -= ForgetCached;
-        // Before the session ends: no notify may reach a session libfuse has freed.
-        _kernelNames.Dispose();
+        // Before the session ends: no notify may reach a session libfuse has freed. A call stuck longer (a stat through
+        // the mount waiting for a FUSE thread a recall holds) leaves the session allocated below, never freed under it.
+        var namesStopped = _kernelNames.Stop(TimeSpan.FromSeconds(10));
         LibFuse.Exit(_fuse);
         if (LibC.UMount2(MountPath, LibC.MntDetach) != 0)
         {
@@ -274,6 +275,11 @@ public sealed partial class FuseMount : IDisposable
         {
             // Something still holds a file open under the detached mount; the loop ends when it closes.
             _logger.LogWarning("The FUSE loop of {Mount} is still serving open files after unmount", MountPath);
+            return;
+        }
+        if (!namesStopped)
+        {
+            _logger.LogWarning("The FUSE session of {Mount} is left allocated: a call telling the kernel to forget a name had not returned", MountPath);
             return;
         }
         LibFuse.Unmount(_fuse);

@@ -12,6 +12,9 @@ namespace GeoDrive.Mount.Fuse;
 /// </summary>
 internal sealed class KernelNames : IDisposable
 {
+    /// <summary>Names waiting to be told at most; past it a name is left to the kernel's own reclaim (the thread is stuck or behind).</summary>
+    public const int MaxWaiting = 65_536;
+
     private readonly int _budget;
     private readonly Func<string, ulong?> _folderNode;
     private readonly Func<ulong, string, int> _forget;
@@ -79,11 +82,18 @@ internal sealed class KernelNames : IDisposable
                 var oldest = _closed.First!;
                 _closed.RemoveFirst();
                 _byPath.Remove(oldest.Value);
-                _toForget.Enqueue(oldest.Value);
+                if (_toForget.Count < MaxWaiting)
+                {
+                    _toForget.Enqueue(oldest.Value);
+                }
             }
             _worker ??= StartWorker();
         }
-        _wake.Release();
+        // One wake is enough: the thread tells every name waiting before it sleeps again.
+        if (_wake.CurrentCount == 0)
+        {
+            _wake.Release();
+        }
     }
 
     /// <summary>A file was deleted: the kernel dropped its name itself.</summary>
@@ -140,26 +150,28 @@ internal sealed class KernelNames : IDisposable
     }
 
     /// <summary>Stops telling: what waits is dropped (the kernel forgets it under memory pressure), and a call under way ends first.</summary>
-    public void Dispose()
+    public void Dispose() => Stop(Timeout.InfiniteTimeSpan);
+
+    /// <summary>
+    /// Stops telling, as <see cref="Dispose"/> does, waiting at most <paramref name="wait"/> for a call under way (a stat
+    /// through the mount waits for a free FUSE thread). False if the call had not ended: it may still reach the kernel.
+    /// </summary>
+    public bool Stop(TimeSpan wait)
     {
         Thread? worker;
         lock (_gate)
         {
-            if (_stopped)
-            {
-                return;
-            }
-            _stopped = true;
-            _toForget.Clear();
             worker = _worker;
+            if (!_stopped)
+            {
+                _stopped = true;
+                _toForget.Clear();
+                _idle?.TrySetResult();
+                _idle = null;
+            }
         }
         _wake.Release();
-        worker?.Join();
-        lock (_gate)
-        {
-            _idle?.TrySetResult();
-            _idle = null;
-        }
+        return worker is null || worker.Join(wait);
     }
 
     private void RemoveLocked(string path)
