@@ -1,4 +1,5 @@
 using GeoDrive.Core.Paths;
+using GeoDrive.Mount.Fuse.Native;
 
 namespace GeoDrive.Mount.Fuse;
 
@@ -10,16 +11,13 @@ namespace GeoDrive.Mount.Fuse;
 /// </summary>
 internal sealed class CaseInsensitiveNames(CacheFolder cache)
 {
-    // Larger than struct stat on every Linux architecture (144 bytes on x86-64, 128 on arm64).
-    private const int StatBufferSize = 512;
-
     /// <summary>The cache's path for <paramref name="path"/> (<see cref="FoldedPath"/>), asked through the mount's folder handle.</summary>
     public string Resolve(string path) => FoldedPath.Resolve(path, Exists, NamesIn);
 
     /// <summary>Whether the cache has exactly this path.</summary>
     public unsafe bool Exists(string path)
     {
-        var buffer = stackalloc byte[StatBufferSize];
+        var buffer = stackalloc byte[LibC.StatBufferSize];
         return cache.Stat(path, (nint)buffer) == 0;
     }
 

@@ -19,11 +19,8 @@ public sealed partial class FuseMount
         {
             return root.Stat(stat);
         }
-        if (AttributesAsked is { } asked)
-        {
-            asked(Relative(fusePath));
-        }
         var path = Relative(fusePath);
+        AttributesAsked?.Invoke(path);
         if (_drive.IsInternalPath(path))
         {
             return -Errno.ENOENT;
