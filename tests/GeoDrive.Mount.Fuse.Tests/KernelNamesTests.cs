@@ -1,7 +1,7 @@
 namespace GeoDrive.Mount.Fuse.Tests;
 
 /// <summary>
-/// The names of closed files the kernel may keep, to a budget (docs/decisions/0036-names-the-kernel-keeps.md): which names
+/// The names of files the kernel may keep, to a budget (docs/decisions/0036-names-the-kernel-keeps.md): which names
 /// are told to the kernel, in what order, and under which folder's node. The kernel here is a recorder; the mount's own
 /// test (KernelNamesMountTests) tells a real one.
 /// </summary>
@@ -11,8 +11,9 @@ public sealed class KernelNamesTests
     private readonly Dictionary<string, ulong> _folders = new() { [""] = 1, ["a"] = 7, ["a/b"] = 8, ["a/b/sub"] = 10, ["c"] = 9 };
     private readonly List<string> _foldersAsked = [];
 
-    private KernelNames Names(int budget, Func<ulong, string, int>? forget = null) => new(
+    private KernelNames Names(int budget, Func<ulong, string, int>? forget = null, int batch = 1) => new(
         budget,
+        batch,
         folder =>
         {
             lock (_told)
@@ -31,15 +32,15 @@ public sealed class KernelNamesTests
         }));
 
     [Fact]
-    public async Task Past_the_budget_the_least_recently_closed_names_are_told_under_their_folders_node()
+    public async Task Past_the_budget_the_least_recently_used_names_are_told_under_their_folders_node()
     {
         using var names = Names(budget: 2);
 
-        names.Closed("one.txt");
-        names.Closed("a/two.txt");
-        names.Closed("one.txt");        // closed again: now the most recent
-        names.Closed("a/b/three.txt");  // over the budget: a/two.txt is the oldest
-        names.Closed("c/four.txt");     // one.txt next
+        names.Used("one.txt");
+        names.Used("a/two.txt");
+        names.Used("one.txt");        // used again: now the most recent
+        names.Used("a/b/three.txt");  // over the budget: a/two.txt is the oldest
+        names.Used("c/four.txt");     // one.txt next
         await names.WhenToldAsync();
 
         Assert.Equal([(7UL, "two.txt"), (1UL, "one.txt")], _told);
@@ -48,14 +49,75 @@ public sealed class KernelNamesTests
     }
 
     [Fact]
+    public async Task Names_past_the_budget_wait_for_a_whole_batch_and_a_name_used_again_meanwhile_is_not_told()
+    {
+        using var names = Names(budget: 1, batch: 4);
+
+        names.Used("one.txt");
+        names.Used("a/two.txt");       // one.txt waits
+        names.Used("a/b/three.txt");   // a/two.txt waits
+        names.Used("one.txt");         // a/b/three.txt waits, and one.txt is the most recent again
+        Assert.Equal(3, names.Waiting);
+        Assert.Equal(0, names.Forgotten);
+        await names.WhenToldAsync();
+
+        Assert.Equal([(7UL, "two.txt"), (8UL, "three.txt")], _told);
+        Assert.Equal(1, names.Count);
+
+        // one.txt goes past the budget again, from its new place.
+        names.Used("c/four.txt");
+        await names.WhenToldAsync();
+        Assert.Equal([(7UL, "two.txt"), (8UL, "three.txt"), (1UL, "one.txt")], _told);
+        Assert.Equal(0, names.Waiting);
+    }
+
+    [Fact]
+    public async Task A_name_used_again_and_past_the_budget_again_while_it_waits_is_told_once()
+    {
+        using var names = Names(budget: 1, batch: 4);
+
+        names.Used("one.txt");
+        names.Used("a/two.txt");       // one.txt waits
+        names.Used("one.txt");         // a/two.txt waits
+        names.Used("a/b/three.txt");   // one.txt again: already waiting
+        Assert.Equal(2, names.Waiting);
+        await names.WhenToldAsync();
+
+        Assert.Equal([(1UL, "one.txt"), (7UL, "two.txt")], _told);
+    }
+
+    [Fact]
+    public async Task A_batch_not_yet_whole_is_told_when_asked_for()
+    {
+        using var names = Names(budget: 0, batch: 256);
+
+        names.Used("a/one.txt");
+        names.Used("two.txt");
+        await names.WhenToldAsync();
+
+        Assert.Equal([(7UL, "one.txt"), (1UL, "two.txt")], _told);
+        Assert.Equal(2, names.Forgotten);
+    }
+
+    [Fact]
+    public void A_batch_is_a_thirty_second_of_the_budget_from_1_to_256()
+    {
+        Assert.Equal(1, KernelNames.BatchFor(0));
+        Assert.Equal(1, KernelNames.BatchFor(20));
+        Assert.Equal(32, KernelNames.BatchFor(1_024));
+        Assert.Equal(256, KernelNames.BatchFor(8_192));
+        Assert.Equal(256, KernelNames.BatchFor(1_000_000));
+    }
+
+    [Fact]
     public async Task Within_the_budget_nothing_is_told_and_no_folder_is_asked()
     {
         using var names = Names(budget: 3);
 
-        names.Closed("a/one.txt");
-        names.Closed("a/two.txt");
-        names.Closed("a/one.txt");
-        names.Closed("three.txt");
+        names.Used("a/one.txt");
+        names.Used("a/two.txt");
+        names.Used("a/one.txt");
+        names.Used("three.txt");
         await names.WhenToldAsync();
 
         Assert.Empty(_told);
@@ -75,14 +137,14 @@ public sealed class KernelNamesTests
             }
         });
 
-        names.Closed("a/one.txt");
+        names.Used("a/one.txt");
         await names.WhenToldAsync();
         lock (_told)
         {
             _folders["a"] = 17; // "a" removed and made again
         }
-        names.Closed("a/two.txt");
-        names.Closed("a/three.txt");
+        names.Used("a/two.txt");
+        names.Used("a/three.txt");
         await names.WhenToldAsync();
 
         // one.txt: node 7 asked (not known yet) and refused, so left; two.txt: the cached 7 refused, so "a" asked again:
@@ -97,7 +159,7 @@ public sealed class KernelNamesTests
     {
         using var names = Names(budget: 0);
 
-        names.Closed("gone/one.txt");
+        names.Used("gone/one.txt");
         await names.WhenToldAsync();
 
         Assert.Empty(_told);
@@ -110,10 +172,10 @@ public sealed class KernelNamesTests
     {
         using var names = Names(budget: 2);
 
-        names.Closed("one.txt");
-        names.Closed("two.txt");
+        names.Used("one.txt");
+        names.Used("two.txt");
         names.Deleted("one.txt");
-        names.Closed("three.txt");
+        names.Used("three.txt");
         await names.WhenToldAsync();
 
         Assert.Empty(_told);
@@ -125,16 +187,16 @@ public sealed class KernelNamesTests
     {
         using var names = Names(budget: 4);
 
-        names.Closed("a/one.txt");
-        names.Closed("x/two.txt");
-        names.Closed("x/sub/three.txt");
-        names.Closed("c/four.txt");
+        names.Used("a/one.txt");
+        names.Used("x/two.txt");
+        names.Used("x/sub/three.txt");
+        names.Used("c/four.txt");
         names.Renamed("a/one.txt", "c/one.txt");   // a file: same place, new path
         names.Renamed("x", "a/b");                 // a folder: every name below it
         names.Renamed("c/four.txt", "c/one.txt");  // onto a kept name: that name is gone with the rename
-        names.Closed("five.txt");
-        names.Closed("six.txt");
-        names.Closed("seven.txt");
+        names.Used("five.txt");
+        names.Used("six.txt");
+        names.Used("seven.txt");
         await names.WhenToldAsync();
 
         // Kept, oldest first: a/b/two.txt, a/b/sub/three.txt, c/one.txt (ex c/four.txt; the c/one.txt it replaced is gone
@@ -160,11 +222,11 @@ public sealed class KernelNamesTests
             return 0;
         });
 
-        names.Closed("held.txt");
+        names.Used("held.txt");
         await entered.WaitAsync();
         for (var i = 0; i < KernelNames.MaxWaiting + 100; i++)
         {
-            names.Closed($"f{i}.txt");
+            names.Used($"f{i}.txt");
         }
         gate.Release();
         await names.WhenToldAsync();
@@ -191,9 +253,9 @@ public sealed class KernelNamesTests
             return 0;
         });
 
-        names.Closed("one.txt");
+        names.Used("one.txt");
         await entered.WaitAsync();
-        names.Closed("two.txt");
+        names.Used("two.txt");
         var disposing = Task.Run(() =>
         {
             names.Dispose();
@@ -201,7 +263,7 @@ public sealed class KernelNamesTests
         });
         gate.Release(2);
         await disposing;
-        names.Closed("three.txt");
+        names.Used("three.txt");
         await names.WhenToldAsync();
 
         Assert.False(returnedBeforeTheCallEnded);
@@ -222,7 +284,7 @@ public sealed class KernelNamesTests
             return 0;
         });
 
-        names.Closed("stuck.txt");
+        names.Used("stuck.txt");
         await entered.WaitAsync();
 
         // The unmount's case: it waits a bound, then leaves the session allocated rather than free it under the call.

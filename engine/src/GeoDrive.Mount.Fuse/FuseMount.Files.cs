@@ -365,7 +365,7 @@ public sealed partial class FuseMount
         }
         if (fusePath is not null)
         {
-            _kernelNames.Closed(Relative(fusePath));
+            _kernelNames.Used(Relative(fusePath));
         }
         return 0;
     }

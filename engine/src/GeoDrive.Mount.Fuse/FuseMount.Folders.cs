@@ -19,7 +19,9 @@ public sealed partial class FuseMount
         {
             return root.Stat(stat);
         }
-        var path = Relative(fusePath);
+        // The name the kernel holds; on a case-insensitive drive the file may be found under another case.
+        var asked = Relative(fusePath);
+        var path = asked;
         AttributesAsked?.Invoke(path);
         if (_drive.IsInternalPath(path))
         {
@@ -39,7 +41,12 @@ public sealed partial class FuseMount
         if (errno == -Errno.ENOENT && path.Length > 0 && Wait(_drive.LookupMissingAsync(path, CurrentCaller())))
         {
             // From the bucket: made under the name its object recorded, which may differ in case from the one asked.
-            return _cache.Stat(_names is null ? path : _names.Resolve(path), stat);
+            errno = _cache.Stat(_names is null ? path : _names.Resolve(path), stat);
+        }
+        if (errno == 0 && LibC.IsRegularFile(stat))
+        {
+            // The kernel's lookup of a name comes here, and so does a stat of a name it holds (ADR 0036).
+            _kernelNames.Used(asked);
         }
         return errno;
     }

@@ -22,8 +22,8 @@ public sealed class FuseMountOptions
     public TimeSpan AttributeTimeout { get; init; } = TimeSpan.FromSeconds(1);
 
     /// <summary>
-    /// Names of closed files the kernel may keep cached (and libfuse a node for each); past it the least recently closed
-    /// are forgotten, and looked up again when next used (docs/decisions/0036-names-the-kernel-keeps.md).
+    /// Names of files (closed or looked up) the kernel may keep cached, and libfuse a node for each; past it the least
+    /// recently used are forgotten, and looked up again when next used (docs/decisions/0036-names-the-kernel-keeps.md).
     /// </summary>
     public int NamesKept { get; init; } = 8_192;
 
@@ -65,7 +65,7 @@ public sealed partial class FuseMount : IDisposable
         _logger = options.Logger;
         _space = new CacheSpace(drive.CachePath);
         _passthrough = new Passthrough(_logger);
-        _kernelNames = new KernelNames(options.NamesKept, FolderNode, ForgetName);
+        _kernelNames = new KernelNames(options.NamesKept, KernelNames.BatchFor(options.NamesKept), FolderNode, ForgetName);
         _drive.LocalCopyReplaced += ForgetCached;
     }
 
@@ -126,7 +126,7 @@ public sealed partial class FuseMount : IDisposable
     /// <summary>For tests: told the path of every lookup and getattr the kernel sends (not the root's).</summary>
     internal Action<string>? AttributesAsked { get; set; }
 
-    /// <summary>For tests: names of closed files the kernel was told to forget, and held.</summary>
+    /// <summary>For tests: names of files the kernel was told to forget, and held.</summary>
     internal long NamesForgotten => _kernelNames.Forgotten;
 
     /// <summary>For tests: completes once every name past <see cref="FuseMountOptions.NamesKept"/> so far was told to the kernel.</summary>

@@ -1,27 +1,33 @@
 namespace GeoDrive.Mount.Fuse;
 
 /// <summary>
-/// The names of files closed through the mount that the kernel may still hold, least recently closed first, kept to a
-/// budget (docs/decisions/0036-names-the-kernel-keeps.md). The kernel keeps a dentry and an inode for every name it
+/// The names of files the kernel may still hold, least recently used first (looked up or closed through the mount), kept
+/// to a budget (docs/decisions/0036-names-the-kernel-keeps.md). The kernel keeps a dentry and an inode for every name it
 /// looked up until memory runs short, and libfuse's high-level API keeps a node for each of them in the service, so a
-/// mount that wrote 100,000 files held 100,000 of each. Past the budget the least recently closed name is told to the
-/// kernel to forget (<c>forget</c>: FUSE's notify_inval_entry, given its folder's node from <c>folderNode</c>); the
-/// kernel then drops the name and sends FORGET, and libfuse frees its node. Only files are told, never folders (a
-/// folder can be a process's working directory). The calls into the kernel run on a thread of their own: a notify waits
-/// for the folder's lock, which a request in flight may hold until the service answers it.
+/// mount that wrote 100,000 files, or a scan that listed them with their sizes, held 100,000 of each. Past the budget
+/// the least recently used names are told to the kernel to forget, a batch at a time (<c>forget</c>: FUSE's
+/// notify_inval_entry, given its folder's node from <c>folderNode</c>); the kernel then drops each name and sends FORGET,
+/// and libfuse frees its node. Only files are told, never folders (a folder can be a process's working directory). The
+/// calls into the kernel run on a thread of their own: a notify waits for the folder's lock, which a request in flight
+/// may hold until the service answers it.
 /// </summary>
 internal sealed class KernelNames : IDisposable
 {
     /// <summary>Names waiting to be told at most; past it a name is left to the kernel's own reclaim (the thread is stuck or behind).</summary>
     public const int MaxWaiting = 65_536;
 
+    /// <summary>The batch for a budget: a thirty-second of it (256 for the default 8,192), at least 1 and at most 256.</summary>
+    public static int BatchFor(int budget) => Math.Clamp(budget / 32, 1, 256);
+
     private readonly int _budget;
+    private readonly int _batch;
     private readonly Func<string, ulong?> _folderNode;
     private readonly Func<ulong, string, int> _forget;
     private readonly Lock _gate = new();
     private readonly Dictionary<string, LinkedListNode<string>> _byPath = new(StringComparer.Ordinal);
-    private readonly LinkedList<string> _closed = new();
+    private readonly LinkedList<string> _used = new();
     private readonly Queue<string> _toForget = new();
+    private readonly HashSet<string> _waiting = new(StringComparer.Ordinal);
     private readonly SemaphoreSlim _wake = new(0);
     private Thread? _worker;
     private bool _working;
@@ -29,19 +35,37 @@ internal sealed class KernelNames : IDisposable
     private long _forgotten;
     private TaskCompletionSource? _idle;
 
-    /// <param name="budget">Names kept; past it the least recently closed are forgotten.</param>
+    /// <param name="budget">Names kept; past it the least recently used are forgotten.</param>
+    /// <param name="batch">
+    /// Names past the budget that wait before the thread tells them, together: one wake of the thread, and one FORGET
+    /// from the kernel for many names, instead of one of each per name looked up (1 tells each at once).
+    /// </param>
     /// <param name="folderNode">The kernel's node id of a folder (a path below the mount, "" for its root); null if there is none.</param>
     /// <param name="forget">Tells the kernel to forget a name in a folder (by its node id): 0, or a negative errno.</param>
-    public KernelNames(int budget, Func<string, ulong?> folderNode, Func<ulong, string, int> forget)
+    public KernelNames(int budget, int batch, Func<string, ulong?> folderNode, Func<ulong, string, int> forget)
     {
         ArgumentOutOfRangeException.ThrowIfNegative(budget);
+        ArgumentOutOfRangeException.ThrowIfNegativeOrZero(batch);
         _budget = budget;
+        _batch = batch;
         _folderNode = folderNode;
         _forget = forget;
     }
 
     /// <summary>Names the kernel has been told to forget, and that it held.</summary>
     public long Forgotten => Interlocked.Read(ref _forgotten);
+
+    /// <summary>Names past the budget waiting to be told.</summary>
+    public int Waiting
+    {
+        get
+        {
+            lock (_gate)
+            {
+                return _toForget.Count;
+            }
+        }
+    }
 
     /// <summary>Names kept now.</summary>
     public int Count
@@ -55,8 +79,11 @@ internal sealed class KernelNames : IDisposable
         }
     }
 
-    /// <summary>A file's handle was closed (its path below the mount): it is the most recent; the oldest past the budget go.</summary>
-    public void Closed(string path)
+    /// <summary>
+    /// A file's name was used (its path below the mount): its attributes were asked for, which is how the kernel's lookup
+    /// of a name reaches the service, or a handle of it was closed. It is the most recent; the oldest past the budget go.
+    /// </summary>
+    public void Used(string path)
     {
         lock (_gate)
         {
@@ -66,30 +93,36 @@ internal sealed class KernelNames : IDisposable
             }
             if (_byPath.TryGetValue(path, out var node))
             {
-                _closed.Remove(node);
-                _closed.AddLast(node);
+                _used.Remove(node);
+                _used.AddLast(node);
             }
             else
             {
-                _byPath[path] = _closed.AddLast(path);
-            }
-            if (_byPath.Count <= _budget)
-            {
-                return;
+                _byPath[path] = _used.AddLast(path);
             }
             while (_byPath.Count > _budget)
             {
-                var oldest = _closed.First!;
-                _closed.RemoveFirst();
+                var oldest = _used.First!;
+                _used.RemoveFirst();
                 _byPath.Remove(oldest.Value);
-                if (_toForget.Count < MaxWaiting)
+                // A name used again while it waited, and gone past the budget again, waits in its first place.
+                if (_toForget.Count < MaxWaiting && _waiting.Add(oldest.Value))
                 {
                     _toForget.Enqueue(oldest.Value);
                 }
             }
+            if (_toForget.Count < _batch)
+            {
+                return;
+            }
             _worker ??= StartWorker();
         }
-        // One wake is enough: the thread tells every name waiting before it sleeps again.
+        Wake();
+    }
+
+    /// <summary>One wake is enough: the thread tells every name waiting before it sleeps again.</summary>
+    private void Wake()
+    {
         if (_wake.CurrentCount == 0)
         {
             _wake.Release();
@@ -123,7 +156,7 @@ internal sealed class KernelNames : IDisposable
             {
                 return;
             }
-            for (var node = _closed.First; node is not null; node = node.Next)
+            for (var node = _used.First; node is not null; node = node.Next)
             {
                 if (node.Value.StartsWith(below, StringComparison.Ordinal))
                 {
@@ -135,18 +168,22 @@ internal sealed class KernelNames : IDisposable
         }
     }
 
-    /// <summary>Completes once every name past the budget so far has been told to the kernel.</summary>
+    /// <summary>Completes once every name past the budget so far has been told to the kernel, a batch not yet full too.</summary>
     public Task WhenToldAsync()
     {
+        Task told;
         lock (_gate)
         {
             if (_stopped || (_toForget.Count == 0 && !_working))
             {
                 return Task.CompletedTask;
             }
+            _worker ??= StartWorker();
             _idle ??= new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-            return _idle.Task;
+            told = _idle.Task;
         }
+        Wake();
+        return told;
     }
 
     /// <summary>Stops telling: what waits is dropped (the kernel forgets it under memory pressure), and a call under way ends first.</summary>
@@ -166,6 +203,7 @@ internal sealed class KernelNames : IDisposable
             {
                 _stopped = true;
                 _toForget.Clear();
+                _waiting.Clear();
                 _idle?.TrySetResult();
                 _idle = null;
             }
@@ -178,7 +216,7 @@ internal sealed class KernelNames : IDisposable
     {
         if (_byPath.Remove(path, out var node))
         {
-            _closed.Remove(node);
+            _used.Remove(node);
         }
     }
 
@@ -214,6 +252,12 @@ internal sealed class KernelNames : IDisposable
                         break;
                     }
                     _working = true;
+                    _waiting.Remove(path);
+                    if (_byPath.ContainsKey(path))
+                    {
+                        // Used again while it waited: the most recent again, not to be forgotten now.
+                        continue;
+                    }
                 }
                 Tell(path, folders);
             }

@@ -4,8 +4,9 @@ namespace GeoDrive.Mount.Fuse.Native;
 
 /// <summary>
 /// The libc calls the mount makes on the cache folder. Structures the kernel defines (struct stat,
-/// struct statvfs, struct timespec[2]) are never laid out here: libfuse hands us its buffer and libc
-/// fills it, so the mount is right on every Linux architecture.
+/// struct statvfs, struct timespec[2]) are not laid out here: libfuse hands us its buffer and libc
+/// fills it. The one field read from a filled struct stat, its file type, is at its offset on x86-64 and arm64
+/// (<see cref="IsRegularFile"/>), and a folder's inode number, at the same offset on both, is read by the mount.
 /// </summary>
 internal static partial class LibC
 {
@@ -51,6 +52,12 @@ internal static partial class LibC
 
     /// <summary>Larger than struct stat on every Linux architecture (144 bytes on x86-64, 128 on arm64).</summary>
     public const int StatBufferSize = 512;
+
+    /// <summary>Where st_mode lies in struct stat: after st_dev, st_ino and st_nlink on x86-64, before st_nlink on arm64.</summary>
+    private static readonly int StatModeOffset = RuntimeInformation.ProcessArchitecture is Architecture.Arm64 ? 16 : 24;
+
+    /// <summary>Whether a filled struct stat is a regular file's (S_IFREG).</summary>
+    public static unsafe bool IsRegularFile(nint statBuffer) => (*(uint*)(statBuffer + StatModeOffset) & 0xF000) == 0x8000;
 
     [LibraryImport(Library, EntryPoint = "lstat", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
     public static partial int LStat(string path, nint statBuffer);
