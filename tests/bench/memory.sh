@@ -5,7 +5,9 @@
 #   1. a 1 GiB file written through the mount and uploaded (multipart): peak RSS (VmHWM, reset before);
 #   2. that file stubbed, then recalled through the control API: peak RSS; the bytes checked;
 #   3. 100,000 files of 1 KB written through the mount (100 folders of 1,000) and uploaded as they close:
-#      RSS sampled every 2 s against the files uploaded so far, until every one is in the bucket.
+#      RSS sampled every 2 s against the files uploaded so far, until every one is in the bucket;
+#   4. a scan of every one's size, as `ls -l` or a backup agent makes it (find -printf %s: lookups, no opens):
+#      RSS and the kernel's FUSE inodes after it.
 #   bash tests/bench/memory.sh            # FILES=100000 FILE_KB=1 BIG_MB=1024 by default
 # Prints a Markdown table and writes tests/bench/results/memory/{memory.md,rss.csv,rss.png}.
 set -euo pipefail
@@ -123,6 +125,14 @@ hwm_small=$(kib VmHWM)
 rss_end=$(kib VmRSS)
 inodes_end=$(fuse_inodes)
 
+# 4. Every file's size asked for through the mount: the kernel looks up each name it no longer holds.
+t6=$(now)
+scanned=$(find "$work/mnt" -type f -printf '%s\n' | wc -l)
+t7=$(now)
+[ "$scanned" -eq "$files" ] || { echo "the scan found $scanned files, not $files" >&2; exit 1; }
+rss_scan=$(kib VmRSS)
+inodes_scan=$(fuse_inodes)
+
 # RSS once a tenth, half and all of the files were uploaded (the first sample at or past each mark).
 rss_at() { awk -F, -v n="$1" 'NR > 1 && $3 >= n { print $4; exit }' "$out/rss.csv"; }
 r10=$(rss_at $((files / 10))); r50=$(rss_at $((files / 2))); r100=$(rss_at "$files")
@@ -155,4 +165,5 @@ EOF
   echo "| RSS at 100 % ÷ RSS at 10 % | $(awk -v a="$r100" -v b="$r10" 'BEGIN { printf "%.2f", a / b }') |"
   echo "| RSS's slope from 10 % to 100 % (least squares over the samples) | $slope KiB per 1,000 files |"
   echo "| the kernel's FUSE inodes (/proc/slabinfo, every FUSE mount) before them; at the end | $inodes_before; $inodes_end |"
+  echo "| then every file's size asked for through the mount (find -printf %s): time; RSS after; the kernel's FUSE inodes after | $(secs "$t6" "$t7") s; $(mib "$rss_scan") MiB; $inodes_scan |"
 } | tee "$out/table.md"
