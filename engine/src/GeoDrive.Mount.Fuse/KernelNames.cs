@@ -145,6 +145,7 @@ internal sealed class KernelNames : IDisposable
         {
             // The name it replaces, if any, is gone from the kernel with the rename.
             RemoveLocked(to);
+            RenameWaitingLocked(from, to);
             if (_byPath.Remove(from, out var file))
             {
                 file.Value = to;
@@ -210,6 +211,37 @@ internal sealed class KernelNames : IDisposable
         }
         _wake.Release();
         return worker is null || worker.Join(wait);
+    }
+
+    /// <summary>Names waiting to be told follow a rename too: the kernel is told the name it holds now.</summary>
+    private void RenameWaitingLocked(string from, string to)
+    {
+        var below = from + "/";
+        bool Moves(string path) => path == from || path.StartsWith(below, StringComparison.Ordinal);
+        if (!_toForget.Any(Moves))
+        {
+            return;
+        }
+        var waiting = _toForget.ToArray();
+        _toForget.Clear();
+        _waiting.Clear();
+        foreach (var path in waiting)
+        {
+            var moved = Moves(path) ? to + path[from.Length..] : path;
+            if (_waiting.Add(moved))
+            {
+                _toForget.Enqueue(moved);
+            }
+        }
+    }
+
+    /// <summary>For tests: the names kept now.</summary>
+    internal string[] KeptNames()
+    {
+        lock (_gate)
+        {
+            return [.. _byPath.Keys];
+        }
     }
 
     private void RemoveLocked(string path)
