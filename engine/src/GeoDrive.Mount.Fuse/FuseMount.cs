@@ -91,8 +91,7 @@ public sealed partial class FuseMount : IDisposable
             return LibFuse.RootNode;
         }
         var stat = stackalloc byte[LibC.StatBufferSize];
-        // st_ino follows st_dev (8 bytes) in struct stat on x86-64 and arm64 alike.
-        return LibC.LStat(MountPath + "/" + folder, (nint)stat) == 0 ? *(ulong*)(stat + 8) : null;
+        return LibC.LStat(MountPath + "/" + folder, (nint)stat) == 0 ? LibC.InodeNumber((nint)stat) : null;
     }
 
     /// <summary>Tells the kernel to forget a file's name (it sends FORGET once nothing holds it); 0, or a negative errno.</summary>

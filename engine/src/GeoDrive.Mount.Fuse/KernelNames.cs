@@ -152,18 +152,13 @@ internal sealed class KernelNames : IDisposable
                 _byPath[to] = file;
                 return;
             }
-            var below = from + "/";
-            if (_byPath.Count == 0)
-            {
-                return;
-            }
             for (var node = _used.First; node is not null; node = node.Next)
             {
-                if (node.Value.StartsWith(below, StringComparison.Ordinal))
+                if (Moved(node.Value, from, to) is { } moved)
                 {
                     _byPath.Remove(node.Value);
-                    node.Value = to + node.Value[from.Length..];
-                    _byPath[node.Value] = node;
+                    node.Value = moved;
+                    _byPath[moved] = node;
                 }
             }
         }
@@ -216,9 +211,7 @@ internal sealed class KernelNames : IDisposable
     /// <summary>Names waiting to be told follow a rename too: the kernel is told the name it holds now.</summary>
     private void RenameWaitingLocked(string from, string to)
     {
-        var below = from + "/";
-        bool Moves(string path) => path == from || path.StartsWith(below, StringComparison.Ordinal);
-        if (!_toForget.Any(Moves))
+        if (!_toForget.Any(path => Moved(path, from, to) is not null))
         {
             return;
         }
@@ -227,13 +220,19 @@ internal sealed class KernelNames : IDisposable
         _waiting.Clear();
         foreach (var path in waiting)
         {
-            var moved = Moves(path) ? to + path[from.Length..] : path;
+            var moved = Moved(path, from, to) ?? path;
             if (_waiting.Add(moved))
             {
                 _toForget.Enqueue(moved);
             }
         }
     }
+
+    /// <summary><paramref name="path"/> after a rename of <paramref name="from"/> (itself, or a folder above it) to <paramref name="to"/>; null if the rename leaves it.</summary>
+    private static string? Moved(string path, string from, string to) =>
+        path.StartsWith(from, StringComparison.Ordinal) && (path.Length == from.Length || path[from.Length] == '/')
+            ? to + path[from.Length..]
+            : null;
 
     /// <summary>For tests: the names kept now.</summary>
     internal string[] KeptNames()

@@ -5,8 +5,8 @@ namespace GeoDrive.Mount.Fuse.Native;
 /// <summary>
 /// The libc calls the mount makes on the cache folder. Structures the kernel defines (struct stat,
 /// struct statvfs, struct timespec[2]) are not laid out here: libfuse hands us its buffer and libc
-/// fills it. The one field read from a filled struct stat, its file type, is at its offset on x86-64 and arm64
-/// (<see cref="IsRegularFile"/>), and a folder's inode number, at the same offset on both, is read by the mount.
+/// fills it. The two fields read from a filled struct stat, its file type and its inode number, are read here at their
+/// offsets on x86-64 and arm64 (<see cref="IsRegularFile"/>, <see cref="InodeNumber"/>).
 /// </summary>
 internal static partial class LibC
 {
@@ -58,6 +58,9 @@ internal static partial class LibC
 
     /// <summary>Whether a filled struct stat is a regular file's (S_IFREG).</summary>
     public static unsafe bool IsRegularFile(nint statBuffer) => (*(uint*)(statBuffer + StatModeOffset) & 0xF000) == 0x8000;
+
+    /// <summary>A filled struct stat's st_ino, which follows st_dev (8 bytes) on x86-64 and arm64 alike.</summary>
+    public static unsafe ulong InodeNumber(nint statBuffer) => *(ulong*)(statBuffer + 8);
 
     [LibraryImport(Library, EntryPoint = "lstat", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
     public static partial int LStat(string path, nint statBuffer);
