@@ -1,4 +1,5 @@
 using System.Runtime.InteropServices;
+using Microsoft.Win32.SafeHandles;
 
 namespace GeoDrive.TestSupport;
 
@@ -32,13 +33,22 @@ public static partial class PageCache
     public static long PagesNotOnDisk(string path)
     {
         using var handle = File.OpenHandle(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete);
+        var stat = Of(handle);
+        return (long)(stat.Dirty + stat.Writeback);
+    }
+
+    /// <summary>The pages of the file open as <paramref name="handle"/> that its file system's page cache holds (a FUSE mount's own, for a handle opened through one).</summary>
+    public static long PagesCached(SafeFileHandle handle) => (long)Of(handle).Cached;
+
+    private static Cachestat Of(SafeFileHandle handle)
+    {
         var range = default(CachestatRange);
         var stat = default(Cachestat);
         if (Syscall(CachestatSyscall, handle.DangerousGetHandle(), ref range, ref stat, 0) != 0)
         {
-            throw new IOException($"cachestat of '{path}' failed: errno {Marshal.GetLastPInvokeError()}");
+            throw new IOException($"cachestat failed: errno {Marshal.GetLastPInvokeError()}");
         }
-        return (long)(stat.Dirty + stat.Writeback);
+        return stat;
     }
 
     [LibraryImport("libc", EntryPoint = "syscall", SetLastError = true)]

@@ -83,7 +83,8 @@ public sealed partial class FuseMount
         var mode = _open.Choose(target, readOnlyLocal: access == LibC.ORdOnly && decision == OpenDecision.Local,
             () => _passthrough.Register(descriptor), out var backingId);
         var handle = _open.Add(new OpenFile(target, descriptor, streamed: false, recalling: decision == OpenDecision.Recalling, mode));
-        answer = new OpenAnswer(handle, mode, backingId, NoFlush: access == LibC.ORdOnly || !_drive.ClosesUpload);
+        answer = new OpenAnswer(handle, mode, backingId, NoFlush: access == LibC.ORdOnly || !_drive.ClosesUpload,
+            Uncached: OpenAnswer.UncachedFor(flags, mode));
         return 0;
     }
 
@@ -142,7 +143,7 @@ public sealed partial class FuseMount
         // Served, unless the name was open in passthrough meanwhile (made in the cache folder since the kernel looked).
         var openMode = _open.Choose(target, readOnlyLocal: false, static () => 0, out var backingId);
         answer = new OpenAnswer(_open.Add(new OpenFile(target, descriptor, streamed: false, mode: openMode)), openMode, backingId,
-            NoFlush: !_drive.ClosesUpload);
+            NoFlush: !_drive.ClosesUpload, Uncached: OpenAnswer.UncachedFor(flags, openMode));
         return 0;
     }
 

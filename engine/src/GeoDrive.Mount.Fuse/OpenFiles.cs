@@ -1,3 +1,5 @@
+using GeoDrive.Mount.Fuse.Native;
+
 namespace GeoDrive.Mount.Fuse;
 
 /// <summary>One open of a file through the mount: the cache file's descriptor, or a streamed read from the bucket.</summary>
@@ -28,9 +30,18 @@ internal sealed class OpenFile
 
 /// <summary>
 /// What an open answers the kernel besides its result: our handle, who serves its data (and the backing file's id for a
-/// passthrough mode), and whether its close needs no flush.
+/// passthrough mode), whether its close needs no flush, and whether the kernel keeps none of its bytes (FOPEN_DIRECT_IO).
 /// </summary>
-internal readonly record struct OpenAnswer(ulong Handle, OpenMode Mode = OpenMode.Served, int BackingId = 0, bool NoFlush = false);
+internal readonly record struct OpenAnswer(ulong Handle, OpenMode Mode = OpenMode.Served, int BackingId = 0, bool NoFlush = false, bool Uncached = false)
+{
+    /// <summary>
+    /// Whether a handle opened with <paramref name="flags"/> and served in <paramref name="mode"/> is uncached: one served by
+    /// the service that can only write. Its bytes go to the service, which writes them to the cache file, as they come; a
+    /// copy in the mount's page cache would only be a second one (docs/decisions/0037-write-only-handles-uncached.md).
+    /// Handles that may read keep the page cache, and mmap with it (a write-only handle cannot be mapped).
+    /// </summary>
+    public static bool UncachedFor(int flags, OpenMode mode) => mode == OpenMode.Served && (flags & LibC.OAccMode) == LibC.OWrOnly;
+}
 
 /// <summary>Who serves an open's data: the service (every read and write comes to it), or the kernel from the cache file.</summary>
 internal enum OpenMode

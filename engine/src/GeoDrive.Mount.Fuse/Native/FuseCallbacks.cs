@@ -135,7 +135,11 @@ internal static unsafe class FuseCallbacks
         return result;
     });
 
-    /// <summary>An open's answer: our handle, no flush at close, and for a passthrough mode the backing file (only ever chosen with libfuse 3.17+, whose fuse_file_info has backing_id).</summary>
+    /// <summary>
+    /// An open's answer: our handle, no flush at close, uncached (direct_io: a write-only handle, or a writer's while the
+    /// file passes through), and for a passthrough mode the backing file (only ever chosen with libfuse 3.17+, whose
+    /// fuse_file_info has backing_id).
+    /// </summary>
     private static void Answer(FuseFileInfo* fi, OpenAnswer answer)
     {
         fi->FileHandle = answer.Handle;
@@ -143,14 +147,13 @@ internal static unsafe class FuseCallbacks
         {
             fi->BitFields |= FuseFileInfo.NoFlush;
         }
-        if (answer.Mode == OpenMode.Served)
-        {
-            return;
-        }
-        fi->BackingId = answer.BackingId;
-        if (answer.Mode == OpenMode.PassthroughDirect)
+        if (answer.Uncached || answer.Mode == OpenMode.PassthroughDirect)
         {
             fi->BitFields |= FuseFileInfo.DirectIo;
+        }
+        if (answer.Mode != OpenMode.Served)
+        {
+            fi->BackingId = answer.BackingId;
         }
     }
 

@@ -18,6 +18,7 @@ internal static partial class LibC
     public const uint RenameExchange = 2;
 
     public const int ORdOnly = 0;
+    public const int OWrOnly = 1;
     public const int OAccMode = 3;
     public const int OCreat = 0x40;
     public const int OExcl = 0x80;
