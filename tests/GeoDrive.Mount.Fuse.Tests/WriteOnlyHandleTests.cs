@@ -71,6 +71,28 @@ public sealed class WriteOnlyHandleTests(S3ServerFixture s3, ITestOutputHelper o
     }
 
     [Fact]
+    public async Task Files_copied_in_by_cp_and_by_File_Copy_which_hand_the_kernel_their_bytes_without_a_buffer_of_their_own_arrive_whole()
+    {
+        // cp tries copy_file_range and File.Copy sendfile: the kernel then writes a write-only handle from pages of its own.
+        var (rig, mounted) = MountedRig();
+        using var source = new TempDirectory("copy-source");
+        var content = DriveRig.RandomBytes(3 * Size + 12345, 23);
+        var original = Path.Combine(source.Path, "original.bin");
+        await File.WriteAllBytesAsync(original, content);
+
+        Command.Output("cp", original, Path.Combine(mounted.Root, "by-cp.bin"));
+        File.Copy(original, Path.Combine(mounted.Root, "by-file-copy.bin"));
+        await mounted.WaitForClosesAsync();
+
+        foreach (var name in new[] { "by-cp.bin", "by-file-copy.bin" })
+        {
+            Assert.Equal(content, await File.ReadAllBytesAsync(rig.Local(name)));
+            Assert.Equal(FileState.Cached, (await rig.Engine.UploadAsync(name)).State);
+            Assert.Equal(content, await rig.ObjectBytesAsync(name));
+        }
+    }
+
+    [Fact]
     public async Task A_handle_that_reads_and_its_shared_map_see_a_write_only_handles_bytes_at_once()
     {
         var (rig, mounted) = MountedRig();
