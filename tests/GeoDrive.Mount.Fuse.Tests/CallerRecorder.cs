@@ -6,7 +6,8 @@ namespace GeoDrive.Mount.Fuse.Tests;
 
 /// <summary>
 /// Passes every call on to the real engine and remembers who made each open and listing: the caller's image name is
-/// asked for as the call comes, as an engine with process rules asks (the mount reads it only then).
+/// asked for as the call comes, as an engine with process rules asks (the mount reads it only then). With
+/// <see cref="CloseDelay"/> set it stands for a slow engine too: a close is passed on only once that task ends.
 /// </summary>
 public sealed class CallerRecorder(IDriveFileSystem engine) : IDriveFileSystem
 {
@@ -31,9 +32,13 @@ public sealed class CallerRecorder(IDriveFileSystem engine) : IDriveFileSystem
         return engine.OpenAsync(path, caller, intent, cancellationToken);
     }
 
+    /// <summary>Raised as an open of a path (through the mount's streaming open) reaches the engine.</summary>
+    public event Action<string>? Opening;
+
     public ValueTask<OpenDecision> OpenStreamingAsync(string path, Caller caller, OpenIntent intent, CancellationToken cancellationToken = default)
     {
         Calls.Enqueue(("open", path, Named(caller)));
+        Opening?.Invoke(path);
         return engine.OpenStreamingAsync(path, caller, intent, cancellationToken);
     }
 
@@ -49,11 +54,24 @@ public sealed class CallerRecorder(IDriveFileSystem engine) : IDriveFileSystem
         return engine.FlushedAsync(path, caller, modified, cancellationToken);
     }
 
-    public ValueTask ClosedAsync(string path, Caller caller, bool modified, CancellationToken cancellationToken = default) =>
-        engine.ClosedAsync(path, caller, modified, cancellationToken);
+    /// <summary>What a close of a path waits for before the engine hears of it (null: nothing).</summary>
+    public Func<string, Task>? CloseDelay { get; set; }
 
-    public ValueTask ClosedWrittenAsync(string path, Caller caller, WrittenDigest written, CancellationToken cancellationToken = default) =>
-        engine.ClosedWrittenAsync(path, caller, written, cancellationToken);
+    public async ValueTask ClosedAsync(string path, Caller caller, bool modified, CancellationToken cancellationToken = default)
+    {
+        await DelayClose(path);
+        Calls.Enqueue(("closed", path, caller));
+        await engine.ClosedAsync(path, caller, modified, cancellationToken);
+    }
+
+    public async ValueTask ClosedWrittenAsync(string path, Caller caller, WrittenDigest written, CancellationToken cancellationToken = default)
+    {
+        await DelayClose(path);
+        Calls.Enqueue(("closed", path, caller));
+        await engine.ClosedWrittenAsync(path, caller, written, cancellationToken);
+    }
+
+    private Task DelayClose(string path) => CloseDelay?.Invoke(path) ?? Task.CompletedTask;
 
     public void Created(string path, Caller caller, bool isDirectory) => engine.Created(path, caller, isDirectory);
 

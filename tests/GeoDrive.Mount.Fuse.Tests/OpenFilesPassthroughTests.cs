@@ -42,7 +42,11 @@ public sealed class OpenFilesPassthroughTests(ITestOutputHelper output)
                         Assert.True(registered.Remove(dropped));
                     }
                 }
-                open.Release(handle.Target, modified: false, out _, out _, out _);
+                if (open.Release(handle.Target, modified: false, out _, out _, out _))
+                {
+                    // The last close, told to the engine as the mount tells it.
+                    open.Reported(handle.Target);
+                }
                 continue;
             }
 
@@ -97,7 +101,10 @@ public sealed class OpenFilesPassthroughTests(ITestOutputHelper output)
             {
                 Assert.True(registered.Remove(id));
             }
-            open.Release(handle.Target, modified: false, out _, out _, out _);
+            if (open.Release(handle.Target, modified: false, out _, out _, out _))
+            {
+                open.Reported(handle.Target);
+            }
         }
         // Every backing file registered was dropped again.
         Assert.Empty(registered);

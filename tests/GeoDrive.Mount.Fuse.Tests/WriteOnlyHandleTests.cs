@@ -116,13 +116,14 @@ public sealed class WriteOnlyHandleTests(S3ServerFixture s3, ITestOutputHelper o
             }
             "written-only"u8.CopyTo(expected.AsSpan(8192));
 
+            // The map first: a read(2) would refresh the file's attributes, and a changed mtime drops the pages anyway.
+            var mapped = new byte[12];
+            view.ReadArray(8192, mapped, 0, 12);
+            Assert.Equal("written-only"u8.ToArray(), mapped);
             var head = new byte[12];
             both.Position = 8192;
             both.ReadExactly(head);
             Assert.Equal("written-only"u8.ToArray(), head);
-            var mapped = new byte[12];
-            view.ReadArray(8192, mapped, 0, 12);
-            Assert.Equal("written-only"u8.ToArray(), mapped);
         }
         await mounted.WaitForClosesAsync();
 

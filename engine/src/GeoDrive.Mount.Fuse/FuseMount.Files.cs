@@ -376,9 +376,16 @@ public sealed partial class FuseMount
     {
         if (_open.Release(target, modified, out var path, out var anyModified, out var digest))
         {
-            // Waits for the last bytes still being hashed (the application's close(2) does not wait for this release).
-            var written = digest?.Finish();
-            Wait(written is not null ? _drive.ClosedWrittenAsync(path, caller, written) : _drive.ClosedAsync(path, caller, anyModified));
+            try
+            {
+                // Waits for the last bytes still being hashed (the application's close(2) does not wait for this release).
+                var written = digest?.Finish();
+                Wait(written is not null ? _drive.ClosedWrittenAsync(path, caller, written) : _drive.ClosedAsync(path, caller, anyModified));
+            }
+            finally
+            {
+                _open.Reported(target);
+            }
         }
     }
 

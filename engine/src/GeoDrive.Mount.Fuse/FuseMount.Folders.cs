@@ -156,6 +156,8 @@ public sealed partial class FuseMount
             return -Errno.ENAMETOOLONG;
         }
         var isDirectory = Directory.Exists(Local(from));
+        // The engine hears of a last close under either name before it hears of the rename.
+        _open.WaitForReports(from, to);
         if (_cache.Rename(from, to, flags) is var renamed and < 0)
         {
             return renamed;

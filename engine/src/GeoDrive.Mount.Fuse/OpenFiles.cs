@@ -80,11 +80,17 @@ internal sealed class OpenPath
 
     /// <summary>The backing file's id while <see cref="PassthroughCount"/> is above 0.</summary>
     public int BackingId { get; set; }
+
+    /// <summary>Set from its last handle's release until the engine has heard of that close (<see cref="OpenFiles.Reported"/>).</summary>
+    public TaskCompletionSource? Reporting { get; set; }
 }
 
 /// <summary>
 /// The handle table. The engine is told "closed" once per path, when its last handle closes, with
 /// "modified" if any handle wrote (the front-end contract), and a rename carries open handles along.
+/// The engine hears a path's opens and closes in the order they happened: an open of a path, or a rename at it, waits
+/// while the path's last close is still being told (the engine counts a path open or not, so a close told after a new
+/// open would count the new handle closed, and the file could be uploaded and stubbed under its writer).
 /// </summary>
 internal sealed class OpenFiles
 {
@@ -96,17 +102,46 @@ internal sealed class OpenFiles
     /// <summary>Counts one more open of <paramref name="path"/>; pair with <see cref="Release"/>.</summary>
     public OpenPath Acquire(string path)
     {
-        lock (_gate)
+        while (true)
         {
-            if (!_paths.TryGetValue(path, out var target))
+            Task reported;
+            lock (_gate)
             {
-                target = new OpenPath(path);
-                _paths[path] = target;
+                if (!_paths.TryGetValue(path, out var target))
+                {
+                    target = new OpenPath(path);
+                    _paths[path] = target;
+                }
+                if (target.Reporting is null)
+                {
+                    target.Count++;
+                    return target;
+                }
+                reported = target.Reporting.Task;
             }
-            target.Count++;
-            return target;
+            reported.Wait();
         }
     }
+
+    /// <summary>Returns once no last close at or under <paramref name="from"/> or <paramref name="to"/> is still being told: a rename waits for them.</summary>
+    public void WaitForReports(string from, string to)
+    {
+        while (true)
+        {
+            Task? reported;
+            lock (_gate)
+            {
+                reported = _paths.Values.FirstOrDefault(p => p.Reporting is not null && (IsAtOrUnder(p.Path, from) || IsAtOrUnder(p.Path, to)))?.Reporting!.Task;
+            }
+            if (reported is null)
+            {
+                return;
+            }
+            reported.Wait();
+        }
+    }
+
+    private static bool IsAtOrUnder(string path, string folder) => path == folder || path.StartsWith(folder + "/", StringComparison.Ordinal);
 
     public ulong Add(OpenFile file)
     {
@@ -256,12 +291,26 @@ internal sealed class OpenFiles
                 target.Digest?.Dispose();
             }
             target.Digest = null;
+            // Kept in the table until the engine has heard of the close: opens of the path wait until then.
+            target.Reporting = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+            return true;
+        }
+    }
+
+    /// <summary>The engine has heard of <paramref name="target"/>'s last close (or failed to): the path leaves the table, and opens waiting for it go on.</summary>
+    public void Reported(OpenPath target)
+    {
+        TaskCompletionSource? reporting;
+        lock (_gate)
+        {
             if (_paths.TryGetValue(target.Path, out var current) && ReferenceEquals(current, target))
             {
                 _paths.Remove(target.Path);
             }
-            return true;
+            reporting = target.Reporting;
+            target.Reporting = null;
         }
+        reporting?.SetResult();
     }
 
     public bool IsOpen(string path)
@@ -277,9 +326,7 @@ internal sealed class OpenFiles
     {
         lock (_gate)
         {
-            var moving = _paths.Values
-                .Where(p => p.Path == from || p.Path.StartsWith(from + "/", StringComparison.Ordinal))
-                .ToList();
+            var moving = _paths.Values.Where(p => IsAtOrUnder(p.Path, from)).ToList();
             foreach (var open in moving)
             {
                 _paths.Remove(open.Path);
