@@ -35,12 +35,14 @@ internal sealed class OpenFile
 internal readonly record struct OpenAnswer(ulong Handle, OpenMode Mode = OpenMode.Served, int BackingId = 0, bool NoFlush = false, bool Uncached = false)
 {
     /// <summary>
-    /// Whether a handle opened with <paramref name="flags"/> and served in <paramref name="mode"/> is uncached: one served by
-    /// the service that can only write. Its bytes go to the service, which writes them to the cache file, as they come; a
-    /// copy in the mount's page cache would only be a second one (docs/decisions/0037-write-only-handles-uncached.md).
-    /// Handles that may read keep the page cache, and mmap with it (a write-only handle cannot be mapped).
+    /// Whether a handle opened with <paramref name="flags"/> and answered in <paramref name="mode"/> is uncached: a writer's
+    /// while the path passes through (<see cref="OpenMode.PassthroughDirect"/>), or one served by the service that can only
+    /// write. Its bytes go to the service, which writes them to the cache file, as they come; a copy in the mount's page
+    /// cache would only be a second one (docs/decisions/0037-write-only-handles-uncached.md). Other handles served by the
+    /// service keep the page cache, and mmap with it (a write-only handle cannot be mapped).
     /// </summary>
-    public static bool UncachedFor(int flags, OpenMode mode) => mode == OpenMode.Served && (flags & LibC.OAccMode) == LibC.OWrOnly;
+    public static bool UncachedFor(int flags, OpenMode mode) =>
+        mode == OpenMode.PassthroughDirect || (mode == OpenMode.Served && (flags & LibC.OAccMode) == LibC.OWrOnly);
 }
 
 /// <summary>Who serves an open's data: the service (every read and write comes to it), or the kernel from the cache file.</summary>

@@ -147,7 +147,7 @@ internal static unsafe class FuseCallbacks
         {
             fi->BitFields |= FuseFileInfo.NoFlush;
         }
-        if (answer.Uncached || answer.Mode == OpenMode.PassthroughDirect)
+        if (answer.Uncached)
         {
             fi->BitFields |= FuseFileInfo.DirectIo;
         }
