@@ -106,7 +106,7 @@ public sealed partial class DriveEngine
     /// </summary>
     private void RefuseWithoutRoom(FileEntry stub)
     {
-        if (new FolderVolume(Options.CachePath).Measure().AvailableBytes - stub.Size >= CacheReserve.Bytes)
+        if (new FolderVolume(Options.CachePath).AvailableBytes() - stub.Size >= CacheReserve.Bytes)
         {
             return;
         }

@@ -26,6 +26,9 @@ public sealed class FolderVolume(string folder) : ICacheVolume
         var drive = new DriveInfo(folder);
         return new VolumeUsage(drive.TotalSize, drive.TotalSize - drive.TotalFreeSpace, drive.AvailableFreeSpace);
     }
+
+    /// <summary>Only what an unprivileged writer can still use: one statvfs, where <see cref="Measure"/> makes three.</summary>
+    public long AvailableBytes() => new DriveInfo(folder).AvailableFreeSpace;
 }
 
 /// <summary>A full cache volume, as the engine tells it apart from other write failures and reports it.</summary>
