@@ -156,7 +156,9 @@ public sealed partial class FuseMount
             return -Errno.ENAMETOOLONG;
         }
         var isDirectory = Directory.Exists(Local(from));
-        // The engine hears of a last close under either name before it hears of the rename.
+        // The engine hears of a last close under either name before it hears of the rename. libfuse's path lock already keeps
+        // a release (told inside its callback) from running beside a rename of its file or of a folder above it, as long as
+        // nullpath_ok stays off; this wait keeps the order should either change.
         _open.WaitForReports(from, to);
         if (_cache.Rename(from, to, flags) is var renamed and < 0)
         {
