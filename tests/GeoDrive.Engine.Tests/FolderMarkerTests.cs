@@ -1,4 +1,7 @@
+using Amazon.S3;
+using Amazon.S3.Model;
 using GeoDrive.TestSupport;
+using Xunit.Abstractions;
 
 namespace GeoDrive.Engine.Tests;
 
@@ -7,7 +10,7 @@ namespace GeoDrive.Engine.Tests;
 /// host has its empty folders too; a removed folder's marker goes, a renamed folder's markers move, and a marker whose
 /// folder was made again is never deleted.
 /// </summary>
-public sealed class FolderMarkerTests(S3ServerFixture s3) : IClassFixture<S3ServerFixture>
+public sealed class FolderMarkerTests(S3ServerFixture s3, ITestOutputHelper output) : IClassFixture<S3ServerFixture>
 {
     private const string SettleZero = """
         apiVersion: geodrive/v1
@@ -75,5 +78,45 @@ public sealed class FolderMarkerTests(S3ServerFixture s3) : IClassFixture<S3Serv
         await rig.Engine.TickAsync();
 
         Assert.Equal(["a/", "c/", "c/b/"], await MarkersAsync(rig));
+    }
+
+    [Fact]
+    public async Task A_folder_removed_here_stays_removed_on_a_server_that_still_lists_its_prefix_as_moto_does_for_a_bucket_that_keeps_versions()
+    {
+        await using var rig = new DriveRig(s3, SettleZero);
+        await s3.Client.PutBucketVersioningAsync(new PutBucketVersioningRequest
+        {
+            BucketName = rig.Bucket,
+            VersioningConfig = new S3BucketVersioningConfig { Status = VersionStatus.Enabled },
+        });
+        MakeFolder(rig, "reports");
+        MakeFolder(rig, "reports/2025");
+        MakeFolder(rig, "reports/2025/q4");
+        await rig.Engine.TickAsync();
+        Assert.Equal(["reports/", "reports/2025/", "reports/2025/q4/"], await MarkersAsync(rig));
+
+        // rm -rf reports/2025: removed bottom up, each folder's marker deleted (a delete marker where the bucket keeps versions).
+        foreach (var folder in new[] { "reports/2025/q4", "reports/2025" })
+        {
+            Directory.Delete(rig.Local(folder));
+            rig.Engine.Deleted(folder, rig.Caller, isDirectory: true);
+        }
+        await rig.Engine.TickAsync();
+        Assert.Equal(["reports/"], await MarkersAsync(rig));
+        var listed = await s3.Client.ListObjectsV2Async(new ListObjectsV2Request { BucketName = rig.Bucket, Prefix = "reports/", Delimiter = "/" });
+        output.WriteLine($"the server lists the removed folder's prefix: {(listed.CommonPrefixes ?? []).Contains("reports/2025/")} (moto does; Ceph RGW and AWS S3 do not)");
+
+        // Listed, and looked up by name, after updateWait: the removed folder is not made again.
+        rig.Clock.Advance(TimeSpan.FromHours(1));
+        await rig.Engine.BeforeEnumerateAsync("reports", rig.Caller);
+        Assert.False(Directory.Exists(rig.Local("reports/2025")));
+        Assert.False(await rig.Engine.LookupMissingAsync("reports/2025", rig.Caller));
+        Assert.False(Directory.Exists(rig.Local("reports/2025")));
+
+        // Another site writes a file there: the folder is back, with it.
+        await s3.Client.PutObjectAsync(new PutObjectRequest { BucketName = rig.Bucket, Key = "reports/2025/summary.txt", ContentBody = "from another site" });
+        rig.Clock.Advance(TimeSpan.FromHours(1));
+        await rig.Engine.BeforeEnumerateAsync("reports", rig.Caller);
+        Assert.True(Directory.Exists(rig.Local("reports/2025")));
     }
 }

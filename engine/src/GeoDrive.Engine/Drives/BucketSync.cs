@@ -47,6 +47,9 @@ internal sealed class BucketSync(
 
     // Folders in which a name missing in the cache was looked up in the bucket, within updateWait.
     private readonly BucketCheckTimes _foldersMissedIn = new();
+
+    // Folder markers this run deleted: a server may go on listing their prefixes (DeletedFolders).
+    private readonly DeletedFolders _deletedFolders = new();
     private BucketCheckGate? _bucketChecks;
 
     /// <summary>True while the bucket did not answer a check (a probe lets checks through again once it answers).</summary>
@@ -64,6 +67,41 @@ internal sealed class BucketSync(
 
     /// <summary>The path's next open asks the bucket again.</summary>
     public void CheckAgain(string path) => _pathsChecked.Forget(path);
+
+    /// <summary>This drive changed its bucket: a folder marker deleted, or written again, is remembered (<see cref="DeletedFolders"/>).</summary>
+    public void Made(BucketChangeMade change)
+    {
+        if (!change.Key.EndsWith('/'))
+        {
+            return;
+        }
+        if (change.Kind == BucketChangeMadeKind.Delete)
+        {
+            _deletedFolders.Deleted(change.Key);
+        }
+        else if (change.Kind == BucketChangeMadeKind.Put)
+        {
+            _deletedFolders.Written(change.Key);
+        }
+    }
+
+    /// <summary>
+    /// Whether the bucket holds an object under <paramref name="prefixKey"/>, a prefix its listing showed: taken as it
+    /// is, but for the prefix of a folder removed here, whose listing some servers keep showing (<see cref="DeletedFolders"/>):
+    /// that one is asked again without a delimiter.
+    /// </summary>
+    private async Task<bool> HoldsAnythingUnderAsync(string prefixKey, CancellationToken cancellationToken)
+    {
+        if (!_deletedFolders.WasDeleted(prefixKey))
+        {
+            return true;
+        }
+        await foreach (var _ in store.ListAsync(prefixKey, recursive: true, cancellationToken))
+        {
+            return true;
+        }
+        return false;
+    }
 
     /// <summary>
     /// Before a folder is listed (the front end's caller allowed it): a listing older than updateWait is synced
@@ -904,6 +942,11 @@ internal sealed class BucketSync(
             // New here: the folder takes its name as written where it was made, which its marker records.
             path = NamedAsRecorded(path, marker);
         }
+        if (!Directory.Exists(LocalPath(path)) && !await HoldsAnythingUnderAsync(prefixKey, cancellationToken))
+        {
+            // A folder removed here, whose prefix the server still lists (its objects' delete markers).
+            return false;
+        }
         if (File.Exists(LocalPath(path)))
         {
             ReportKeyOnce(prefixKey, ErrorIds.ObjectNameTaken, $"The bucket's folder '{prefixKey}' is not shown: the drive has a file '{path}' (an object of that name, or a file written here), and a drive cannot show a file and a folder under one name. Rename one of them in the bucket.");
@@ -918,7 +961,8 @@ internal sealed class BucketSync(
         {
             return false;
         }
-        await foreach (var _ in store.ListAsync(prefixKey, recursive: false, cancellationToken))
+        // A folder removed here is asked for without a delimiter: some servers list the prefixes of deleted objects (DeletedFolders).
+        await foreach (var _ in store.ListAsync(prefixKey, recursive: _deletedFolders.WasDeleted(prefixKey), cancellationToken))
         {
             return CreateFolder(path);
         }

@@ -295,7 +295,11 @@ public sealed partial class DriveEngine : IAsyncDisposable
     /// </summary>
     public event Action<BucketChangeMade>? BucketChangeMade;
 
-    private void ChangeMade(BucketChangeMade change) => BucketChangeMade?.Invoke(change);
+    private void ChangeMade(BucketChangeMade change)
+    {
+        _sync.Made(change);
+        BucketChangeMade?.Invoke(change);
+    }
 
     private void Record(DriveEventKind kind, string? path, string message, string? errorId = null)
     {
