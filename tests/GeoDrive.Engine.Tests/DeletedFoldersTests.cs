@@ -32,4 +32,23 @@ public sealed class DeletedFoldersTests
         Assert.True(deleted.WasDeleted("f1/"));
         Assert.True(deleted.WasDeleted($"f{DeletedFolders.Capacity}/"));
     }
+
+    [Fact]
+    public void A_marker_deleted_again_after_it_was_written_is_remembered_by_its_later_delete()
+    {
+        var deleted = new DeletedFolders();
+        deleted.Deleted("reports/");
+        deleted.Written("reports/");
+        deleted.Deleted("reports/");
+        for (var i = 1; i < DeletedFolders.Capacity; i++)
+        {
+            deleted.Deleted($"f{i}/");
+        }
+        Assert.True(deleted.WasDeleted("reports/"));
+
+        // Its later delete is now the oldest: the next one past the capacity forgets it.
+        deleted.Deleted("one more/");
+        Assert.False(deleted.WasDeleted("reports/"));
+        Assert.True(deleted.WasDeleted("f1/"));
+    }
 }

@@ -12,22 +12,31 @@ internal sealed class DeletedFolders
     public const int Capacity = 4096;
 
     private readonly Lock _gate = new();
-    private readonly HashSet<string> _keys = new(StringComparer.Ordinal);
-    private readonly Queue<string> _order = new();
+    // Each remembered key, with the number of the delete that put it here; the queue holds every delete in order.
+    private readonly Dictionary<string, long> _keys = new(StringComparer.Ordinal);
+    private readonly Queue<(string Key, long Number)> _order = new();
+    private long _deletes;
 
     /// <summary>The marker <paramref name="key"/> was deleted from the bucket.</summary>
     public void Deleted(string key)
     {
         lock (_gate)
         {
-            if (!_keys.Add(key))
+            if (_keys.ContainsKey(key))
             {
                 return;
             }
-            _order.Enqueue(key);
+            var number = ++_deletes;
+            _keys[key] = number;
+            _order.Enqueue((key, number));
             while (_order.Count > Capacity)
             {
-                _keys.Remove(_order.Dequeue());
+                var (oldest, itsNumber) = _order.Dequeue();
+                // A key written and deleted again since is remembered by its later delete.
+                if (_keys.TryGetValue(oldest, out var current) && current == itsNumber)
+                {
+                    _keys.Remove(oldest);
+                }
             }
         }
     }
@@ -37,7 +46,6 @@ internal sealed class DeletedFolders
     {
         lock (_gate)
         {
-            // Left in the queue: it only ages out earlier than the others.
             _keys.Remove(key);
         }
     }
@@ -46,7 +54,7 @@ internal sealed class DeletedFolders
     {
         lock (_gate)
         {
-            return _keys.Contains(key);
+            return _keys.ContainsKey(key);
         }
     }
 }
