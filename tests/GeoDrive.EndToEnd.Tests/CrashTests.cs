@@ -195,6 +195,44 @@ public sealed class CrashTests(S3ServerFixture s3) : IAsyncLifetime
         }
     }
 
+    [Fact]
+    public async Task A_file_deleted_with_its_first_upload_in_flight_stays_deleted_when_that_upload_lands_after_kill_9_and_the_restart_FaultProxy_holds_the_PUT()
+    {
+        // Seed 1310022743 of the randomized crash run (CI, 30 Nov): a file deleted just before a kill -9 left its object in
+        // the bucket for good. The request a killed run sent is the server's to finish: here the proxy holds the PUT until the
+        // restarted service has paid the delete journaled before the kill (a stand-in for a busy server acting late).
+        using var proxy = new FaultProxy(s3.Endpoint);
+        using var d = new DriveScenario(s3, DriveScenario.Policy(settle: "0s"));
+        using (var ps = new PowerShellSession(_service.SocketPath))
+        {
+            ps.Invoke(DriveScenario.NewDriveScript, d.Variables(endpoint: proxy.Endpoint));
+            Assert.Empty(ps.LastErrors);
+        }
+        var put = proxy.HoldNext(head => head.StartsWith("PUT ", StringComparison.Ordinal) && head.Contains("late.bin", StringComparison.Ordinal));
+        await File.WriteAllBytesAsync(d.Mounted("late.bin"), DriveRig.RandomBytes(20_000, 5));
+        await put.Arrived.WaitAsync(TimeSpan.FromSeconds(60));
+        File.Delete(d.Mounted("late.bin"));
+
+        _service.Kill();
+        // Long enough that the held PUT is surely released within it on a slow day; the test waits it out.
+        _service.Environment[ServiceProcess.LateWriteGraceVariable] = "10s";
+        var deleted = proxy.WhenAnswered(head => head.StartsWith("DELETE ", StringComparison.Ordinal) && head.Contains("late.bin", StringComparison.Ordinal));
+        await _service.StartAsync();
+        await deleted.WaitAsync(TimeSpan.FromSeconds(60));
+        // The killed run's upload lands now, on a key the restarted service has just deleted.
+        Assert.StartsWith("HTTP/1.1 200", await put.ReleaseAsync().WaitAsync(TimeSpan.FromSeconds(60)));
+
+        using var client = new GeoDrive.Api.GeoDriveClient(_service.SocketPath, TimeSpan.FromSeconds(10));
+        await DriveScenario.EventuallyAsync(() => client.GetDriveStatusAsync(d.Name).GetAwaiter().GetResult().BucketChangesOwed == 0,
+            "nothing owed to the bucket", seconds: 60);
+        // What the user sees first: the deleted file back in its folder (a stub of the late object, synced down).
+        Assert.DoesNotContain("late.bin", Directory.GetFileSystemEntries(d.MountPath).Select(Path.GetFileName));
+        Assert.Null(await d.ObjectBytesAsync("late.bin"));
+        using var events = new PowerShellSession(_service.SocketPath);
+        var said = events.Invoke("Get-CloudDriveEvent -Drive $name -Kind Delete -Path 'late.bin' | ForEach-Object Message", d.Variables()).Select(m => (string)m.BaseObject);
+        Assert.Contains(said, m => m.Contains("reached the bucket after its file was deleted", StringComparison.Ordinal));
+    }
+
     private static List<string> Keys(DriveScenario d, string prefix)
     {
         var keys = new List<string>();

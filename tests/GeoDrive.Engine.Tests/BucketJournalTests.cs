@@ -97,6 +97,10 @@ public sealed class BucketJournalTests(S3ServerFixture s3) : IClassFixture<S3Ser
         await rig.Engine.TickAsync();
         Assert.Null(await rig.ObjectBytesAsync("gone.bin"));
         Assert.NotNull(await rig.ObjectBytesAsync("kept.bin"));
+        // Owed on through the late-write grace (the dead run's requests may still land), then done.
+        await rig.Engine.BeforeEnumerateAsync("", rig.Caller);
+        Assert.False(File.Exists(rig.Local("gone.bin")));
+        await rig.PassLateWriteGraceAsync();
         Assert.Equal(0, rig.Engine.OwedBucketChangeCount);
     }
 
@@ -547,6 +551,8 @@ public sealed class BucketJournalTests(S3ServerFixture s3) : IClassFixture<S3Ser
         Assert.Equal(bytes, await rig.ObjectBytesAsync("c.bin"));
         Assert.Null(await rig.ObjectBytesAsync("b.bin"));
         Assert.Null(await rig.ObjectBytesAsync("a.bin"));
+        // The deletes owed for the copy the killed run sent stay owed through the late-write grace, then are done.
+        await rig.PassLateWriteGraceAsync();
         Assert.Equal(0, rig.Engine.OwedBucketChangeCount);
     }
 

@@ -259,6 +259,84 @@ public sealed class OwedChangeSettlerTests(S3ServerFixture s3) : IClassFixture<S
         Assert.Equal(0, _owed.Count);
     }
 
+    private const string ThisSite = "site-of-the-test";
+
+    private async Task PutFromAsync(string site, string key, byte[] bytes)
+    {
+        var metadata = ObjectLayout.MetadataFor(Convert.ToHexStringLower(SHA256.HashData(bytes)), null, bytes.Length, DateTimeOffset.UnixEpoch, UnixFileMode.UserRead | UnixFileMode.UserWrite);
+        metadata[ObjectLayout.SiteKey] = site;
+        await _rig.Store.PutAsync(key, new MemoryStream(bytes), bytes.Length, metadata);
+    }
+
+    /// <summary>The journal as a restarted run reads it, with a late-write grace of 2 minutes from now.</summary>
+    private void Restart() => _owed = new OwedBucketChanges(_rig.Index, _rig.Clock, TimeSpan.FromMinutes(5), lateWriteGrace: TimeSpan.FromMinutes(2));
+
+    private int DeletesMade(string key) => _changesMade.Count(c => c.Kind == BucketChangeMadeKind.Delete && c.Key == key);
+
+    /// <summary>
+    /// Randomized crash run, seed 1310022743: the killed run's PUT of a file deleted meanwhile was stored after the restarted
+    /// run's delete, and the deleted file came back. The delete is made at once, stays owed (a tombstone) through the grace,
+    /// and then the key is asked again: this site's late object goes too.
+    /// </summary>
+    [Fact]
+    public async Task A_delete_an_earlier_run_owed_is_made_at_once_and_again_for_this_sites_write_that_landed_within_the_grace()
+    {
+        var bytes = DriveRig.RandomBytes(2000, 21);
+        _owed.OweDeletes(["gone.bin"]);
+        Restart();
+        await PutFromAsync(ThisSite, "gone.bin", bytes);
+
+        await Settler().SettleAsync(CancellationToken.None);
+        Assert.Null(await _rig.Store.HeadAsync("gone.bin"));
+        Assert.True(_owed.IsDeleteOwed("gone.bin"), "no tombstone while the killed run's requests may still land");
+
+        // The killed run's PUT, stored late; nothing is asked again before the grace has passed.
+        await PutFromAsync(ThisSite, "gone.bin", bytes);
+        _rig.Clock.Advance(TimeSpan.FromMinutes(2) - TimeSpan.FromSeconds(1));
+        await Settler().SettleAsync(CancellationToken.None);
+        Assert.NotNull(await _rig.Store.HeadAsync("gone.bin"));
+
+        _rig.Clock.Advance(TimeSpan.FromSeconds(1));
+        await Settler().SettleAsync(CancellationToken.None);
+        Assert.Null(await _rig.Store.HeadAsync("gone.bin"));
+        Assert.Equal(0, _owed.Count);
+        Assert.Equal(2, DeletesMade("gone.bin"));
+    }
+
+    [Fact]
+    public async Task Another_sites_object_under_a_key_an_earlier_run_deleted_stays_when_the_key_is_asked_again()
+    {
+        var theirs = DriveRig.RandomBytes(2000, 22);
+        _owed.OweDeletes(["shared.bin"]);
+        Restart();
+        await Settler().SettleAsync(CancellationToken.None);
+
+        // Another site writes a new file under the name after the delete.
+        await PutFromAsync("other-site", "shared.bin", theirs);
+        _rig.Clock.Advance(TimeSpan.FromMinutes(2));
+        await Settler().SettleAsync(CancellationToken.None);
+
+        Assert.Equal(theirs, await _rig.ObjectBytesAsync("shared.bin"));
+        Assert.Equal(0, _owed.Count);
+        Assert.Equal(1, DeletesMade("shared.bin"));
+    }
+
+    [Fact]
+    public async Task A_delete_this_run_owes_and_one_made_after_the_grace_are_done_when_made()
+    {
+        _owed.OweDeletes(["inherited.bin"]);
+        Restart();
+        _owed.OweDeletes(["this-run.bin"]);
+        await Settler().SettleAsync(CancellationToken.None);
+        Assert.False(_owed.IsDeleteOwed("this-run.bin"), "a delete this run journaled waits for no earlier run's requests");
+
+        _owed.OweDeletes(["late.bin"]);
+        Restart();
+        _rig.Clock.Advance(TimeSpan.FromMinutes(3));
+        await Settler().SettleAsync(CancellationToken.None);
+        Assert.Equal(0, _owed.Count);
+    }
+
     /// <summary>The real store; a test's moment: the file's recall starts while its copy is in flight (no real part picks that moment).</summary>
     private sealed class RecallDuringCopy(Core.Ports.IObjectStore inner, Action recallStarts) : ForwardingStore(inner)
     {

@@ -162,6 +162,16 @@ public sealed class DriveRig : IAsyncDisposable
         Engine.UpdatePolicy(Policy);
     }
 
+    /// <summary>
+    /// Lets the engine's late-write grace since its start pass and ticks: deletes an earlier run owed, made once already,
+    /// ask their keys once more and are done (docs/architecture.md, "The bucket journal").
+    /// </summary>
+    public async Task PassLateWriteGraceAsync()
+    {
+        Clock.Advance(Engine.Options.LateWriteGrace);
+        await Engine.TickAsync();
+    }
+
     /// <summary>Simulates a restart of the service: a new index handle and engine over the same cache.</summary>
     public async Task<RecoveryReport> RestartAsync()
     {

@@ -31,6 +31,8 @@ public sealed class FaultProxy : IDisposable
     private Func<string, bool> _losesReplyTo = static _ => false;
     private int _repliesLost;
     private ConcurrentQueue<string>? _requestHeads;
+    private HeldRequest? _toHold;
+    private readonly ConcurrentDictionary<Func<string, bool>, TaskCompletionSource> _answerWatches = new();
 
     public FaultProxy(string upstreamEndpoint)
     {
@@ -121,6 +123,58 @@ public sealed class FaultProxy : IDisposable
 
     /// <summary>The heads of the requests passed since <see cref="RecordRequestHeads"/>, in the order they came.</summary>
     public IReadOnlyList<string> RequestHeads => [.. Volatile.Read(ref _requestHeads) ?? []];
+
+    /// <summary>
+    /// The next request whose head matches <paramref name="requestHead"/> is read whole (head and body) and held: the server
+    /// sees nothing of it until <see cref="HeldRequest.ReleaseAsync"/>, however the client fares meanwhile (killed, gone).
+    /// A server that received a request and acts on it late, which no real server does on demand.
+    /// </summary>
+    public HeldRequest HoldNext(Func<string, bool> requestHead)
+    {
+        var held = new HeldRequest(requestHead);
+        Volatile.Write(ref _toHold, held);
+        DropConnections();
+        return held;
+    }
+
+    /// <summary>Completes once the server starts to answer a request whose head matches <paramref name="requestHead"/>, from now on.</summary>
+    public Task WhenAnswered(Func<string, bool> requestHead)
+    {
+        var answered = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        _answerWatches[requestHead] = answered;
+        DropConnections();
+        return answered.Task;
+    }
+
+    private bool LooksAtHeads => Volatile.Read(ref _pendingLostReplies) > 0 || Volatile.Read(ref _requestHeads) is not null || Volatile.Read(ref _toHold) is not null || !_answerWatches.IsEmpty;
+
+    /// <summary>A request the proxy keeps from the server (<see cref="HoldNext"/>).</summary>
+    public sealed class HeldRequest(Func<string, bool> matches)
+    {
+        private readonly TaskCompletionSource _arrived = new(TaskCreationOptions.RunContinuationsAsynchronously);
+        private readonly TaskCompletionSource _released = new(TaskCreationOptions.RunContinuationsAsynchronously);
+        private readonly TaskCompletionSource<string> _answered = new(TaskCreationOptions.RunContinuationsAsynchronously);
+
+        internal Func<string, bool> Matches { get; } = matches;
+
+        /// <summary>Completes once the request has come whole from the client.</summary>
+        public Task Arrived => _arrived.Task;
+
+        /// <summary>Sends the request on to the server; returns the status line of the server's answer.</summary>
+        public Task<string> ReleaseAsync()
+        {
+            _released.TrySetResult();
+            return _answered.Task;
+        }
+
+        internal void SetArrived() => _arrived.TrySetResult();
+
+        internal Task Released => _released.Task;
+
+        internal void SetAnswered(string statusLine) => _answered.TrySetResult(statusLine);
+
+        internal void SetFailed(Exception error) => _answered.TrySetException(error);
+    }
 
     public int InternalErrorsSent => Volatile.Read(ref _internalErrorsSent);
 
@@ -242,18 +296,36 @@ public sealed class FaultProxy : IDisposable
             _connections[upstream] = 0;
             try
             {
-                if (Volatile.Read(ref _pendingLostReplies) > 0 || Volatile.Read(ref _requestHeads) is not null)
+                if (LooksAtHeads)
                 {
                     var head = await ReadRequestHeadAsync(client);
+                    var headText = Encoding.Latin1.GetString(head);
+                    if (Volatile.Read(ref _toHold) is { } hold && hold.Matches(headText) && Interlocked.CompareExchange(ref _toHold, null, hold) == hold)
+                    {
+                        await HoldAsync(hold, client, _upstream, head);
+                        return;
+                    }
                     if (Volatile.Read(ref _requestHeads) is { } heads)
                     {
-                        var text = Encoding.Latin1.GetString(head);
-                        heads.Enqueue(text.IndexOf("\r\n\r\n", StringComparison.Ordinal) is var end and >= 0 ? text[..end] : text);
+                        heads.Enqueue(headText.IndexOf("\r\n\r\n", StringComparison.Ordinal) is var end and >= 0 ? headText[..end] : headText);
                     }
                     // Only a connection's first request is looked at: this one is its last, so the client's next
                     // request comes on a new connection (a server that keeps connections alive, as Ceph RGW does,
                     // otherwise carried the request to lose on a connection opened by an earlier one).
                     await upstream.SendAsync(WithConnectionClose(head));
+                    if (_answerWatches.Keys.FirstOrDefault(w => w(headText)) is { } watch && _answerWatches.TryRemove(watch, out var answered))
+                    {
+                        // The first byte of the server's answer: it acted on the request.
+                        var toServer = PipeAsync(client, upstream, toServer: true);
+                        var first = new byte[1];
+                        if (await upstream.ReceiveAsync(first) == 1)
+                        {
+                            answered.TrySetResult();
+                            await client.SendAsync(first);
+                        }
+                        await Task.WhenAny(toServer, PipeAsync(upstream, client, toServer: false));
+                        return;
+                    }
                     if (_losesReplyTo(Encoding.ASCII.GetString(head)) && Take(ref _pendingLostReplies))
                     {
                         // The server acted on the request once it starts to answer; the answer never arrives.
@@ -278,6 +350,51 @@ public sealed class FaultProxy : IDisposable
         {
             _connections.TryRemove(client, out _);
             client.Dispose();
+        }
+    }
+
+    /// <summary>Reads the rest of a held request's body (its Content-Length), waits for its release, sends it and reads the answer's first line.</summary>
+    /// <remarks>Sent on a connection of its own, opened at the release: whatever the proxy cuts meanwhile, the server got the request.</remarks>
+    private static async Task HoldAsync(HeldRequest hold, Socket client, IPEndPoint server, byte[] head)
+    {
+        try
+        {
+            var request = new List<byte>(head);
+            var text = Encoding.Latin1.GetString(head);
+            var headEnd = text.IndexOf("\r\n\r\n", StringComparison.Ordinal) + 4;
+            var length = text[..headEnd].Split("\r\n").Select(l => l.Split(':', 2)).Where(p => p.Length == 2 && p[0].Trim().Equals("Content-Length", StringComparison.OrdinalIgnoreCase))
+                .Select(p => long.Parse(p[1].Trim(), System.Globalization.CultureInfo.InvariantCulture)).FirstOrDefault();
+            var buffer = new byte[81920];
+            while (request.Count - headEnd < length)
+            {
+                var n = await client.ReceiveAsync(buffer);
+                if (n == 0)
+                {
+                    throw new IOException($"the client went away {length - (request.Count - headEnd)} bytes before the end of the request it sent");
+                }
+                request.AddRange(buffer.AsSpan(0, n));
+            }
+            hold.SetArrived();
+            await hold.Released;
+            using var upstream = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp) { NoDelay = true };
+            await upstream.ConnectAsync(server);
+            await upstream.SendAsync(WithConnectionClose([.. request]));
+            var answer = new List<byte>();
+            while (!Encoding.Latin1.GetString([.. answer]).Contains("\r\n", StringComparison.Ordinal))
+            {
+                var n = await upstream.ReceiveAsync(buffer);
+                if (n == 0)
+                {
+                    break;
+                }
+                answer.AddRange(buffer.AsSpan(0, n));
+            }
+            var status = Encoding.Latin1.GetString([.. answer]);
+            hold.SetAnswered(status.IndexOf("\r\n", StringComparison.Ordinal) is var end and >= 0 ? status[..end] : status);
+        }
+        catch (Exception ex)
+        {
+            hold.SetFailed(ex);
         }
     }
 

@@ -84,4 +84,7 @@ public static class ErrorIds
     // Metrics: the service's Prometheus scrape endpoint
     public const string MetricsListenRefused = "MetricsListenRefused";
     public const string MetricsListenFailed = "MetricsListenFailed";
+
+    // The service's own command line
+    public const string ServiceOptionRefused = "ServiceOptionRefused";
 }

@@ -67,7 +67,7 @@ public sealed partial class DriveEngine : IAsyncDisposable
         _clock = clock;
         _logger = logger ?? NullLogger.Instance;
         _renamed = new RenamedKeys(index.Get, KeyFor);
-        _owedChanges = new OwedBucketChanges(index as IBucketJournal ?? new InMemoryBucketJournal(), clock, options.MaxRetryDelay);
+        _owedChanges = new OwedBucketChanges(index as IBucketJournal ?? new InMemoryBucketJournal(), clock, options.MaxRetryDelay, options.LateWriteGrace);
         PolicyLoadedUtc = clock.UtcNow;
         _recallJobs = new RecallJobScheduler(
             new RecallJobDrive(options.Name, () => _policy, () => _index.FindByState(FileState.Stubbed), (path, ct) => RecallAsync(path, ct), Record, options.TimeZone),

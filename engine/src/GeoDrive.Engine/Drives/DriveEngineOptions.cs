@@ -49,6 +49,13 @@ public sealed class DriveEngineOptions
     /// </summary>
     public TimeSpan BucketCheckDeadline { get; init; } = TimeSpan.FromSeconds(5);
 
+    /// <summary>
+    /// How long after a start a request the previous run sent before it died may still land on the server (a PUT it had
+    /// sent whole, a copy): deletes that run owed are made at once and, once this has passed, looked at again
+    /// (docs/architecture.md, "The bucket journal"). Zero: not looked at again.
+    /// </summary>
+    public TimeSpan LateWriteGrace { get; init; } = TimeSpan.FromMinutes(2);
+
     /// <summary>The instruments the drive reports on; null: <see cref="Metrics.EngineMeter.Shared"/> (the service's).</summary>
     public Metrics.EngineMeter? Meter { get; init; }
 

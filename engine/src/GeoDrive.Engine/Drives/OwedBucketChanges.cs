@@ -30,16 +30,29 @@ internal sealed class OwedBucketChanges
     private readonly HashSet<long> _waitingForEndpoint = [];
     // Metadata updates that have read their file's properties: a later change owes an update of its own.
     private readonly HashSet<long> _begun = [];
+    // Deletes that a request an earlier run sent may still follow on the server (see MadeOnce), and of those the ones made once.
+    private readonly HashSet<long> _lateWritesPossible = [];
+    private readonly HashSet<long> _madeOnce = [];
+    // Changes journaled by an earlier run.
+    private readonly HashSet<long> _inherited = [];
+    private readonly DateTimeOffset _lateWritesLandedUtc;
 
-    public OwedBucketChanges(IBucketJournal journal, IClock clock, TimeSpan maxRetryDelay)
+    /// <param name="lateWriteGrace">How long after this start a request an earlier run sent may still land (<see cref="DriveEngineOptions.LateWriteGrace"/>).</param>
+    public OwedBucketChanges(IBucketJournal journal, IClock clock, TimeSpan maxRetryDelay, TimeSpan lateWriteGrace = default)
     {
         _journal = journal;
         _clock = clock;
         _maxRetryDelay = maxRetryDelay;
+        _lateWritesLandedUtc = clock.UtcNow + lateWriteGrace;
         foreach (var change in journal.ReadOwed())
         {
             // Left by an earlier run: whatever it was waiting for (an upload in flight) ended with that run.
             change.NextAttemptUtc = null;
+            _inherited.Add(change.Id);
+            if (change.Kind == BucketChangeKind.DeleteObject)
+            {
+                _lateWritesPossible.Add(change.Id);
+            }
             if (change.Kind == BucketChangeKind.CopyObject && change.Attempts == 0)
             {
                 // The run may have died with the copy's request out and the server acting on it: counted as tried,
@@ -108,13 +121,62 @@ internal sealed class OwedBucketChanges
     }
 
     /// <summary>Journals deletes of <paramref name="keys"/> (one durable write), skipping keys whose delete is owed already.</summary>
-    public void OweDeletes(IEnumerable<string> keys)
+    /// <param name="afterEarlierRun">Owed for a change an earlier run made or began: a request it sent may still land under the keys (<see cref="MadeOnce"/>).</param>
+    public void OweDeletes(IEnumerable<string> keys, bool afterEarlierRun = false)
     {
         var now = _clock.UtcNow;
         var changes = keys.Distinct(StringComparer.Ordinal).Where(k => !_deletes.ContainsKey(k))
             .Select(k => new BucketChange { Kind = BucketChangeKind.DeleteObject, Key = k, CreatedUtc = now })
             .ToList();
         Journal(changes);
+        if (afterEarlierRun)
+        {
+            lock (_gate)
+            {
+                _lateWritesPossible.UnionWith(changes.Select(c => c.Id));
+            }
+        }
+    }
+
+    /// <summary>Whether an earlier run journaled <paramref name="change"/>.</summary>
+    public bool IsInherited(BucketChange change)
+    {
+        lock (_gate)
+        {
+            return _inherited.Contains(change.Id);
+        }
+    }
+
+    /// <summary>
+    /// A delete has just been made. One that a request an earlier run sent may still follow (journaled by that run, or owed
+    /// for a copy it began) stays owed until the drive's late-write grace has passed since start, and is then due once
+    /// more, to look at the key again (<see cref="IsMadeOnce"/>): a killed run's PUT that the server had whole acts on it
+    /// when the server gets to it, after the restarted run's delete as easily as before (docs/architecture.md, "The
+    /// bucket journal"). True when it stays owed; false when it is done (the caller reports it done).
+    /// </summary>
+    public bool MadeOnce(BucketChange change)
+    {
+        lock (_gate)
+        {
+            if (!_lateWritesPossible.Contains(change.Id) || _madeOnce.Contains(change.Id) || _clock.UtcNow >= _lateWritesLandedUtc
+                || !_owed.TryGetValue(change.Id, out var owed))
+            {
+                return false;
+            }
+            _madeOnce.Add(change.Id);
+            owed.NextAttemptUtc = _lateWritesLandedUtc;
+            _waitingForEndpoint.Remove(change.Id);
+            return true;
+        }
+    }
+
+    /// <summary>Whether <paramref name="change"/> is a delete made once and due again to look at its key (<see cref="MadeOnce"/>).</summary>
+    public bool IsMadeOnce(BucketChange change)
+    {
+        lock (_gate)
+        {
+            return _madeOnce.Contains(change.Id);
+        }
     }
 
     /// <summary>Journals folder markers ("name/" keys) to put (one durable write).</summary>
@@ -270,6 +332,9 @@ internal sealed class OwedBucketChanges
         {
             removed = _owed.Remove(change.Id);
             _begun.Remove(change.Id);
+            _lateWritesPossible.Remove(change.Id);
+            _madeOnce.Remove(change.Id);
+            _inherited.Remove(change.Id);
         }
         if (removed)
         {

@@ -68,7 +68,7 @@ public sealed class DriveHost : IAsyncDisposable
 
     /// <param name="policyRefusedAtStart">Why the policy files did not load, when <paramref name="policy"/> is the last good copy.</param>
     /// <param name="policyLoaded">Told of each set of policy files that loads from now on (hot reload).</param>
-    public static async Task<DriveHost> OpenAsync(DriveDefinition definition, DriveCredential credential, PolicyEvaluator policy, IClock clock, ILoggerFactory loggers, DrivePlatform platform,
+    public static async Task<DriveHost> OpenAsync(DriveDefinition definition, DriveCredential credential, PolicyEvaluator policy, IClock clock, ILoggerFactory loggers, DrivePlatform platform, TimeSpan lateWriteGrace,
         GeoDrive.Core.Errors.GeoDriveException? policyRefusedAtStart, Action<LoadedPolicy>? policyLoaded, CancellationToken cancellationToken)
     {
         // transfer.* is read when the drive starts; a change to it takes effect at the next mount or service start.
@@ -82,6 +82,7 @@ public sealed class DriveHost : IAsyncDisposable
             InternalPath = platform.FrontEnd.StatePath(definition),
             // The service's tick only queues settled files; the upload workers run on between ticks.
             TickWaitsForUploads = false,
+            LateWriteGrace = lateWriteGrace,
         };
         OwnerOnly.Folder(engineOptions.InternalPath);
         var index = LiteDbFileIndex.Open(Path.Combine(engineOptions.InternalPath, "index.db"));

@@ -81,7 +81,7 @@ public sealed partial class DriveRegistry(ServiceOptions options, IClock clock, 
 
             Directory.CreateDirectory(definition.CachePath);
             var peerKey = DriveRequests.PeerKeyOf(request.PeerKey);
-            var host = await DriveHost.OpenAsync(definition, credential, policy, clock, loggers, platform, null, l => KeepLastGoodPolicy(definition.Name, l), cancellationToken);
+            var host = await DriveHost.OpenAsync(definition, credential, policy, clock, loggers, platform, options.LateWriteGrace, null, l => KeepLastGoodPolicy(definition.Name, l), cancellationToken);
             try
             {
                 // A listener that cannot bind refuses the drive before anything is kept.
@@ -294,7 +294,7 @@ public sealed partial class DriveRegistry(ServiceOptions options, IClock clock, 
     {
         var (policy, refused) = PolicyForStart(definition);
         var credential = LoadCredential(definition);
-        var host = await DriveHost.OpenAsync(definition, credential, policy, clock, loggers, platform, refused, l => KeepLastGoodPolicy(definition.Name, l), cancellationToken);
+        var host = await DriveHost.OpenAsync(definition, credential, policy, clock, loggers, platform, options.LateWriteGrace, refused, l => KeepLastGoodPolicy(definition.Name, l), cancellationToken);
         if (refused is not null)
         {
             var message = $"The policy files did not load at start: {refused.Message} The drive started with its last good policy. "

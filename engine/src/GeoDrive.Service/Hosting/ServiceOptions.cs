@@ -28,12 +28,21 @@ public sealed class ServiceOptions
     /// </summary>
     public System.Net.IPEndPoint? MetricsListen { get; init; }
 
+    /// <summary>
+    /// How long after a start a request the previous run sent before it died may still land on the S3 server (--late-write-grace,
+    /// GEODRIVE_LATE_WRITE_GRACE; a duration as policies write one: 2m, 90s). See <see cref="Engine.Drives.DriveEngineOptions.LateWriteGrace"/>.
+    /// </summary>
+    public TimeSpan LateWriteGrace { get; init; } = TimeSpan.FromMinutes(2);
+
+    public const string LateWriteGraceEnvironmentVariable = "GEODRIVE_LATE_WRITE_GRACE";
+
     /// <summary>Parses the command line; throws MetricsListenRefused for a metrics address it will not serve.</summary>
     public static ServiceOptions FromArgs(string[] args) => FromArgs(args, Environment.GetEnvironmentVariable);
 
     public static ServiceOptions FromArgs(string[] args, Func<string, string?> environment)
     {
         string? socket = null, home = null, testClock = null, adminGroup = null;
+        var lateWriteGrace = environment(LateWriteGraceEnvironmentVariable);
         var metricsListen = environment(MetricsAddress.ListenEnvironmentVariable);
         var allowRemote = environment(MetricsAddress.AllowRemoteEnvironmentVariable) is "1" or "true" or "True";
         var tick = TimeSpan.FromSeconds(1);
@@ -58,6 +67,10 @@ public sealed class ServiceOptions
                     metricsListen = value;
                     i++;
                     break;
+                case "--late-write-grace" when value is not null:
+                    lateWriteGrace = value;
+                    i++;
+                    break;
                 case "--metrics-allow-remote":
                     allowRemote = true;
                     break;
@@ -79,8 +92,15 @@ public sealed class ServiceOptions
             TestClockPath = testClock,
             AdminGroup = adminGroup,
             MetricsListen = string.IsNullOrWhiteSpace(metricsListen) ? null : MetricsAddress.Parse(metricsListen, allowRemote),
+            LateWriteGrace = string.IsNullOrWhiteSpace(lateWriteGrace) ? TimeSpan.FromMinutes(2) : Grace(lateWriteGrace),
         };
     }
+
+    private static TimeSpan Grace(string text) =>
+        Policies.Loading.PolicyUnits.TryParseDuration(text, out var grace, out var error)
+            ? grace
+            : throw new Core.Errors.GeoDriveException(Core.Errors.ErrorIds.ServiceOptionRefused, Core.Errors.ErrorKind.InvalidArgument,
+                $"--late-write-grace ({LateWriteGraceEnvironmentVariable}): {error}.", "Give a duration such as 2m or 90s, or leave it out for 2 minutes.");
 
     /// <summary>The control API's address as parsed (socket or pipe).</summary>
     public ControlEndpoint Endpoint => ControlEndpoint.Parse(SocketPath);
