@@ -295,6 +295,31 @@ public sealed partial class FuseMount
         return result;
     }
 
+    /// <summary>
+    /// fallocate(2) on an open file, done on its cache file: space reserved (mode 0, which may grow the file, or
+    /// FALLOC_FL_KEEP_SIZE), a hole punched, a range zeroed, collapsed or inserted. All but a reservation that keeps the
+    /// size change what the file holds: it is marked changed (uploaded after its settle) and the checksums taken as it
+    /// was written no longer hold. A reservation is checked against the cache volume's room as a write is.
+    /// </summary>
+    internal int Allocate(ulong handle, int mode, long offset, long length)
+    {
+        if (_open.Get(handle) is not { Streamed: false } file)
+        {
+            return -Errno.EBADF;
+        }
+        var reserves = (mode & ~LibC.FallocKeepSize) == 0;
+        if (reserves && !_space.Allows(length))
+        {
+            return -Errno.ENOSPC;
+        }
+        if (mode != LibC.FallocKeepSize)
+        {
+            _open.MarkModified(file.Target);
+            file.Target.Digest?.End();
+        }
+        return LibC.FAllocate(file.Descriptor, mode, offset, length) == 0 ? 0 : LibC.NegativeErrno();
+    }
+
     internal int FSync(ulong handle, bool dataOnly)
     {
         if (_open.Get(handle) is not { } file)

@@ -38,6 +38,7 @@ internal static unsafe class FuseCallbacks
         ReadDir = &ReadDir,
         Create = &Create,
         UTimens = &UTimens,
+        FAllocate = &FAllocate,
         Init = &Init,
     };
 
@@ -118,6 +119,10 @@ internal static unsafe class FuseCallbacks
     [UnmanagedCallersOnly]
     private static int Truncate(byte* path, long size, FuseFileInfo* fi) =>
         Dispatch(path, (m, p) => m.Truncate(p, size, HandleOf(fi)), nullPathAllowed: true);
+
+    [UnmanagedCallersOnly]
+    private static int FAllocate(byte* path, int mode, long offset, long length, FuseFileInfo* fi) =>
+        Dispatch(path, (m, _) => m.Allocate(HandleOf(fi), mode, offset, length), nullPathAllowed: true);
 
     [UnmanagedCallersOnly]
     private static int Open(byte* path, FuseFileInfo* fi) => Dispatch(path, (m, p) =>

@@ -45,6 +45,12 @@ internal static partial class LibC
     [LibraryImport(Library, EntryPoint = "ftruncate", SetLastError = true)]
     public static partial int FTruncate(int fd, long length);
 
+    /// <summary>fallocate(2)'s mode flag that reserves space without changing the file's size.</summary>
+    public const int FallocKeepSize = 0x01;
+
+    [LibraryImport(Library, EntryPoint = "fallocate", SetLastError = true)]
+    public static partial int FAllocate(int fd, int mode, long offset, long length);
+
     [LibraryImport(Library, EntryPoint = "fsync", SetLastError = true)]
     public static partial int FSync(int fd);
 

@@ -188,7 +188,7 @@ internal unsafe struct FuseOperations
     public nint WriteBuf;
     public delegate* unmanaged<byte*, FuseBufVec**, nuint, long, FuseFileInfo*, int> ReadBuf;
     public nint FLock;
-    public nint FAllocate;
+    public delegate* unmanaged<byte*, int, long, long, FuseFileInfo*, int> FAllocate;
     public nint CopyFileRange;
     public nint LSeek;
 }
