@@ -6,8 +6,7 @@ namespace GeoDrive.EndToEnd.Tests;
 
 /// <summary>
 /// A seeded random run against the real service (kill -9 and restart included), a real FUSE mount, a
-/// real S3 server behind the fault proxy (for outages, and for late writes: a PUT sent before a kill that the server
-/// stores only after the restart) and the drive's LiteDB index, checked against a
+/// real S3 server behind the fault proxy (for outages) and the drive's LiteDB index, checked against a
 /// model of what every file must hold. The same seed replays the same operations: the seed is in every
 /// failure message. After each round, once the drive settled: every file reads back the model's bytes,
 /// the bucket holds exactly the model's files (no ghost, none missing, no zeros), no multipart upload is
@@ -25,17 +24,6 @@ public sealed class CrashSimulation(S3TestServer s3, ServiceProcess service, int
     private FaultProxy _proxy = null!;
     private bool _outage;
     private int _operation;
-
-    // Late writes: a PUT the service sent in the few operations before a kill, which the proxy holds and lets through to
-    // the server only after the restart (at once, or up to three operations later), as a busy server stores a request
-    // late. Drawn from a generator of their own, so a seed runs the same operations as it did before they were added.
-    private readonly Random _lateWrites = new(unchecked((seed * 31) + 7));
-    private FaultProxy.HeldRequest? _held;
-    private bool _heldLookedAt;
-    private int _releaseAt = int.MaxValue;
-    // A held PUT whose file was deleted before the kill: released once the restarted service's delete of its key was answered.
-    private string? _heldFileDeleted;
-    private Task? _heldKeyDeleted;
 
     public int Seed => seed;
 
@@ -112,36 +100,10 @@ public sealed class CrashSimulation(S3TestServer s3, ServiceProcess service, int
         for (var round = 1; round <= rounds; round++)
         {
             var kills = Enumerable.Range(0, killsPerRound).Select(_ => _random.Next(operationsPerRound)).ToHashSet();
-            var holds = kills.Where(k => k > 0).Select(k => Math.Max(0, k - 1 - _lateWrites.Next(10))).ToHashSet();
             for (var i = 0; i < operationsPerRound; i++)
             {
                 _operation++;
                 var watch = System.Diagnostics.Stopwatch.StartNew();
-                if (holds.Contains(i) && _held is null)
-                {
-                    Trace("the server will act late on the next PUT");
-                    _held = _proxy.HoldNext(head => head.StartsWith("PUT ", StringComparison.Ordinal));
-                    _heldLookedAt = false;
-                    _heldFileDeleted = null;
-                    _releaseAt = int.MaxValue;
-                }
-                if (_operation >= _releaseAt || _heldKeyDeleted is { IsCompleted: true })
-                {
-                    await ReleaseLateWriteAsync();
-                }
-                if (_held is { Arrived.IsCompleted: true } held && !_heldLookedAt)
-                {
-                    // Half the time the user deletes the file whose upload the server holds, before the kill.
-                    _heldLookedAt = true;
-                    if (HeldPath(held) is { } path && _lateWrites.Next(2) == 0)
-                    {
-                        Trace($"delete {path} (its upload held by the server)");
-                        Count("late write: its file deleted before the kill");
-                        File.Delete(Mounted(path));
-                        _files.Remove(path);
-                        _heldFileDeleted = held.RequestLine.Split(' ')[1].Split('?')[0];
-                    }
-                }
                 if (kills.Contains(i))
                 {
                     await KillAndRestartAsync();
@@ -584,64 +546,9 @@ public sealed class CrashSimulation(S3TestServer s3, ServiceProcess service, int
         Trace("kill -9 and restart");
         Count("kill -9");
         service.Kill();
-        if (_held is { } held)
-        {
-            // The killed run's PUT stays held if it came whole; otherwise the server never got it.
-            _proxy.StopHolding(held);
-            if (await held.Whole.WaitAsync(TimeSpan.FromSeconds(30)))
-            {
-                Count("late write");
-                Trace($"held by the server: {held.RequestLine}");
-                if (_heldFileDeleted is { } target)
-                {
-                    // The worst moment: just after the restarted service deleted the key (as CI's seed 1310022743 met it).
-                    _heldKeyDeleted = _proxy.WhenAnswered(head => head.StartsWith($"DELETE {target} ", StringComparison.Ordinal));
-                }
-                else
-                {
-                    _releaseAt = _operation + _lateWrites.Next(4);
-                }
-            }
-            else
-            {
-                Count("late write: no PUT before the kill");
-                _held = null;
-            }
-        }
         await service.StartAsync();
         using var client = new GeoDriveClient(service.SocketPath, TimeSpan.FromSeconds(10));
         await Eventually(async () => (await client.GetDriveAsync(Drive())).Mounted && Directory.Exists(Mounted("")), "the drive mounted again after the restart", 60);
-    }
-
-    /// <summary>The model's file a held PUT writes ("PUT /bucket/key HTTP/1.1"), if it names one.</summary>
-    private string? HeldPath(FaultProxy.HeldRequest held)
-    {
-        var target = held.RequestLine.Split(' ') is [_, var t, ..] ? t.Split('?')[0] : "";
-        var bucket = "/" + _scenario.Bucket + "/";
-        var key = target.StartsWith(bucket, StringComparison.Ordinal) ? Uri.UnescapeDataString(target[bucket.Length..]) : null;
-        return key is not null && _files.ContainsKey(key) ? key : null;
-    }
-
-    /// <summary>The server acts on the PUT it held since the kill, after the restarted service has begun paying what the journal owes.</summary>
-    private async Task ReleaseLateWriteAsync()
-    {
-        if (_held is { } held)
-        {
-            if (_heldKeyDeleted is { IsCompleted: false } deleted)
-            {
-                // At the round's check (the endpoint up): the restarted service deletes the key within its first ticks, unless
-                // a file took the name again meanwhile (then no delete comes, and the write is released all the same).
-                await Task.WhenAny(deleted, Task.Delay(TimeSpan.FromSeconds(10)));
-            }
-            _held = null;
-            _heldKeyDeleted = null;
-            _heldFileDeleted = null;
-            _releaseAt = int.MaxValue;
-            var answer = await held.ReleaseAsync().WaitAsync(TimeSpan.FromSeconds(60));
-            Trace($"late write reaches the server: {held.RequestLine} -> {answer}");
-            // By what the server made of it: stored (200), refused over a newer version (412), its upload gone (404)...
-            Count($"late write: {string.Join(' ', answer.Split(' ').Skip(1).Take(1))}{(held.RequestLine.Contains("uploadId=", StringComparison.Ordinal) ? " (a part)" : "")}");
-        }
     }
 
     private async Task<TimeSpan> CheckRoundAsync(int round)
@@ -650,7 +557,6 @@ public sealed class CrashSimulation(S3TestServer s3, ServiceProcess service, int
         {
             ToggleOutage();
         }
-        await ReleaseLateWriteAsync();
         var started = DateTime.UtcNow;
         using var client = new GeoDriveClient(service.SocketPath, TimeSpan.FromSeconds(60));
         // Every file but the excluded, and every folder made through the mount as its "name/" marker.
