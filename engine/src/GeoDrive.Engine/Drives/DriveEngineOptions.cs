@@ -54,7 +54,10 @@ public sealed class DriveEngineOptions
     /// sent whole, a copy): deletes that run owed are made at once and, once this has passed, looked at again
     /// (docs/architecture.md, "The bucket journal"). Zero: not looked at again.
     /// </summary>
-    public TimeSpan LateWriteGrace { get; init; } = TimeSpan.FromMinutes(2);
+    public TimeSpan LateWriteGrace { get; init; } = DefaultLateWriteGrace;
+
+    /// <summary>The <see cref="LateWriteGrace"/> a drive gets when nobody sets one.</summary>
+    public static readonly TimeSpan DefaultLateWriteGrace = TimeSpan.FromMinutes(2);
 
     /// <summary>The instruments the drive reports on; null: <see cref="Metrics.EngineMeter.Shared"/> (the service's).</summary>
     public Metrics.EngineMeter? Meter { get; init; }

@@ -32,7 +32,7 @@ public sealed class ServiceOptions
     /// How long after a start a request the previous run sent before it died may still land on the S3 server (--late-write-grace,
     /// GEODRIVE_LATE_WRITE_GRACE; a duration as policies write one: 2m, 90s). See <see cref="Engine.Drives.DriveEngineOptions.LateWriteGrace"/>.
     /// </summary>
-    public TimeSpan LateWriteGrace { get; init; } = TimeSpan.FromMinutes(2);
+    public TimeSpan LateWriteGrace { get; init; } = Engine.Drives.DriveEngineOptions.DefaultLateWriteGrace;
 
     public const string LateWriteGraceEnvironmentVariable = "GEODRIVE_LATE_WRITE_GRACE";
 
@@ -92,7 +92,7 @@ public sealed class ServiceOptions
             TestClockPath = testClock,
             AdminGroup = adminGroup,
             MetricsListen = string.IsNullOrWhiteSpace(metricsListen) ? null : MetricsAddress.Parse(metricsListen, allowRemote),
-            LateWriteGrace = string.IsNullOrWhiteSpace(lateWriteGrace) ? TimeSpan.FromMinutes(2) : Grace(lateWriteGrace),
+            LateWriteGrace = string.IsNullOrWhiteSpace(lateWriteGrace) ? Engine.Drives.DriveEngineOptions.DefaultLateWriteGrace : Grace(lateWriteGrace),
         };
     }
 
