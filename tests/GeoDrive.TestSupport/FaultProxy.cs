@@ -33,6 +33,7 @@ public sealed class FaultProxy : IDisposable
     private ConcurrentQueue<string>? _requestHeads;
     private HeldRequest? _toHold;
     private readonly ConcurrentDictionary<Func<string, bool>, TaskCompletionSource> _answerWatches = new();
+    private readonly ConcurrentDictionary<Refusal, byte> _refusals = new();
 
     public FaultProxy(string upstreamEndpoint)
     {
@@ -146,7 +147,32 @@ public sealed class FaultProxy : IDisposable
         return answered.Task;
     }
 
-    private bool LooksAtHeads => Volatile.Read(ref _pendingLostReplies) > 0 || Volatile.Read(ref _requestHeads) is not null || Volatile.Read(ref _toHold) is not null || !_answerWatches.IsEmpty;
+    /// <summary>
+    /// Until the returned refusal is disposed, every request whose head matches <paramref name="requestHead"/> gets
+    /// "500 InternalError" and never reaches the server (a server failing one kind of request for a while).
+    /// </summary>
+    public IDisposable RefuseWhile(Func<string, bool> requestHead)
+    {
+        var refusal = new Refusal(requestHead, r => _refusals.TryRemove(r, out _));
+        _refusals[refusal] = 0;
+        DropConnections();
+        return refusal;
+    }
+
+    /// <summary>How many requests a <see cref="RefuseWhile"/> refused.</summary>
+    public int Refused => Volatile.Read(ref _refused);
+
+    private int _refused;
+
+    private sealed class Refusal(Func<string, bool> matches, Action<Refusal> end) : IDisposable
+    {
+        public Func<string, bool> Matches { get; } = matches;
+
+        public void Dispose() => end(this);
+    }
+
+    private bool LooksAtHeads => Volatile.Read(ref _pendingLostReplies) > 0 || Volatile.Read(ref _requestHeads) is not null || Volatile.Read(ref _toHold) is not null
+        || !_answerWatches.IsEmpty || !_refusals.IsEmpty;
 
     /// <summary>A request the proxy keeps from the server (<see cref="HoldNext"/>).</summary>
     public sealed class HeldRequest(Func<string, bool> matches)
@@ -257,6 +283,11 @@ public sealed class FaultProxy : IDisposable
     private static async Task AnswerErrorAsync(Socket client, string status, string body)
     {
         await ReadRequestHeadAsync(client);
+        await SendErrorAsync(client, status, body);
+    }
+
+    private static async Task SendErrorAsync(Socket client, string status, string body)
+    {
         var response = $"HTTP/1.1 {status}\r\nContent-Type: application/xml\r\nContent-Length: {Encoding.ASCII.GetByteCount(body)}\r\nConnection: close\r\n\r\n{body}";
         await client.SendAsync(Encoding.ASCII.GetBytes(response));
     }
@@ -300,6 +331,13 @@ public sealed class FaultProxy : IDisposable
                 {
                     var head = await ReadRequestHeadAsync(client);
                     var headText = Encoding.Latin1.GetString(head);
+                    if (_refusals.Keys.Any(r => r.Matches(headText)))
+                    {
+                        // Its body (if any) is left unread: the answer closes the connection.
+                        await SendErrorAsync(client, "500 Internal Server Error", InternalErrorBody);
+                        Interlocked.Increment(ref _refused);
+                        return;
+                    }
                     if (Volatile.Read(ref _toHold) is { } hold && hold.Matches(headText) && Interlocked.CompareExchange(ref _toHold, null, hold) == hold)
                     {
                         await HoldAsync(hold, client, _upstream, head);
