@@ -233,6 +233,59 @@ public sealed class CrashTests(S3ServerFixture s3) : IAsyncLifetime
         Assert.Contains(said, m => m.Contains("reached the bucket after its file was deleted", StringComparison.Ordinal));
     }
 
+    [Fact]
+    public async Task A_renamed_files_copy_sent_before_kill_9_that_lands_over_its_newer_upload_is_undone_once_the_late_write_grace_passed_FaultProxy_holds_the_copy()
+    {
+        // A rename's server-side copy carries no condition on what it replaces (Ceph 16 takes none), and a copy the killed
+        // run sent is the server's to finish. Here the proxy holds it until the restarted service has made the copy again,
+        // the user has written the file anew and that upload is in the bucket; the old key's delete is refused meanwhile,
+        // so the late copy still finds its source (a stand-in for a busy server acting late).
+        using var proxy = new FaultProxy(s3.Endpoint);
+        using var d = new DriveScenario(s3, DriveScenario.Policy(settle: "0s").Replace("settle: 0s", "settle: 0s, updateWait: 0s", StringComparison.Ordinal));
+        using var ps = new PowerShellSession(_service.SocketPath);
+        ps.Invoke(DriveScenario.NewDriveScript, d.Variables(endpoint: proxy.Endpoint));
+        Assert.Empty(ps.LastErrors);
+        var first = DriveRig.RandomBytes(20_000, 7);
+        await File.WriteAllBytesAsync(d.Mounted("a.bin"), first);
+        await DriveScenario.EventuallyAsync(() => StateOf(ps, d, "a.bin") == "Cached", "a.bin uploaded");
+
+        var copy = proxy.HoldNext(head => head.StartsWith("PUT ", StringComparison.Ordinal) && head.Contains("b.bin", StringComparison.Ordinal)
+            && head.Contains("x-amz-copy-source", StringComparison.OrdinalIgnoreCase));
+        File.Move(d.Mounted("a.bin"), d.Mounted("b.bin"));
+        await copy.Arrived.WaitAsync(TimeSpan.FromSeconds(60));
+
+        _service.Kill();
+        // Long enough for what follows to happen within it on a slow day: the restarted service looks at the key once it passed.
+        _service.Environment[ServiceProcess.LateWriteGraceVariable] = "20s";
+        using (proxy.RefuseWhile(head => head.StartsWith("DELETE ", StringComparison.Ordinal) && head.Contains("a.bin", StringComparison.Ordinal)))
+        {
+            await _service.StartAsync();
+            using var after = new PowerShellSession(_service.SocketPath);
+            await DriveScenario.EventuallyAsync(() => d.ObjectBytesAsync("b.bin").GetAwaiter().GetResult() is { } copied && copied.AsSpan().SequenceEqual(first),
+                "the restarted service copied a.bin to b.bin");
+            var newer = DriveRig.RandomBytes(30_000, 8);
+            await File.WriteAllBytesAsync(d.Mounted("b.bin"), newer);
+            await DriveScenario.EventuallyAsync(() => StateOf(after, d, "b.bin") == "Cached", "the new bytes of b.bin uploaded");
+            Assert.Equal(newer, await d.ObjectBytesAsync("b.bin"));
+
+            // The killed run's copy lands now: the old bytes over the newer upload, with this site's id.
+            Assert.StartsWith("HTTP/1.1 200", await copy.ReleaseAsync().WaitAsync(TimeSpan.FromSeconds(60)));
+            Assert.Equal(first, await d.ObjectBytesAsync("b.bin"));
+            Assert.True(proxy.Refused > 0, "the old key's delete was never tried while the copy was held");
+
+            // Once the grace has passed, before anyone opens the file: the newer bytes in the bucket again, and in the file.
+            await DriveScenario.EventuallyAsync(() => d.ObjectBytesAsync("b.bin").GetAwaiter().GetResult() is { } there && there.AsSpan().SequenceEqual(newer),
+                "the newer bytes in the bucket again");
+            Assert.Equal(newer, await File.ReadAllBytesAsync(d.Mounted("b.bin")));
+            var said = after.Invoke("Get-CloudDriveEvent -Drive $name -Path 'b.bin' | ForEach-Object Message", d.Variables()).Select(m => (string)m.BaseObject);
+            Assert.Contains(said, m => m.Contains("reached the bucket after", StringComparison.Ordinal));
+        }
+    }
+
+    private static string? StateOf(PowerShellSession ps, DriveScenario d, string path) =>
+        ps.Invoke("Get-CloudFile -Drive $name -Path $path | ForEach-Object State", new Dictionary<string, object?>(d.Variables()) { ["path"] = path })
+            .Select(s => s.BaseObject.ToString()).SingleOrDefault();
+
     private static List<string> Keys(DriveScenario d, string prefix)
     {
         var keys = new List<string>();

@@ -50,8 +50,16 @@ public sealed class OwedChangeSettlerTests(S3ServerFixture s3) : IClassFixture<S
         },
         (_, _, _) => Task.CompletedTask,
         _owed.EndpointAnswered,
+        (entry, _) =>
+        {
+            _lateWritesOver.Add(entry.Path);
+            return true;
+        },
         (_, _, _, _) => { },
         _changesMade.Add);
+
+    // Clean files the settler found under an older write of this site's (each goes up again; BucketSyncTests has the rule).
+    private readonly List<string> _lateWritesOver = [];
 
     private async Task<ObjectInfo> PutAsync(string key, byte[] bytes) =>
         await _rig.Store.PutAsync(key, new MemoryStream(bytes), bytes.Length,
@@ -335,6 +343,38 @@ public sealed class OwedChangeSettlerTests(S3ServerFixture s3) : IClassFixture<S
         _rig.Clock.Advance(TimeSpan.FromMinutes(3));
         await Settler().SettleAsync(CancellationToken.None);
         Assert.Equal(0, _owed.Count);
+    }
+
+    /// <summary>
+    /// ADR 0039: a copy the killed run sent names nothing it may replace, so it may land after the restarted run copied again
+    /// and the file's newer bytes went up. Once the grace has passed, the key is asked, once, without waiting for an open.
+    /// </summary>
+    [Fact]
+    public async Task The_key_an_earlier_runs_copy_was_to_write_is_looked_at_once_when_the_grace_has_passed_and_a_clean_file_there_meets_the_late_copy()
+    {
+        var first = await CachedFileRenamedAsync("before.bin", "after.bin", 23);
+        Restart();
+        await Settler().SettleAsync(CancellationToken.None);
+        Assert.Equal("after.bin", _rig.Index.Get("after.bin")!.ObjectKey);
+
+        // The file's newer bytes went up; then the dead run's copy lands: the first bytes, this site's, with their older time.
+        var newer = DriveRig.RandomBytes(3000, 24);
+        var newerTime = DateTimeOffset.UnixEpoch.AddDays(1);
+        var metadata = ObjectLayout.MetadataFor(Convert.ToHexStringLower(SHA256.HashData(newer)), null, newer.Length, newerTime, UnixFileMode.UserRead | UnixFileMode.UserWrite);
+        metadata[ObjectLayout.SiteKey] = ThisSite;
+        var entry = Entry("after.bin", FileState.Cached, await _rig.Store.PutAsync("after.bin", new MemoryStream(newer), newer.Length, metadata), newer);
+        entry.ModifiedUtc = newerTime;
+        _rig.Index.Put(entry);
+        await PutFromAsync(ThisSite, "after.bin", first);
+
+        _rig.Clock.Advance(TimeSpan.FromMinutes(2) - TimeSpan.FromSeconds(1));
+        await Settler().SettleAsync(CancellationToken.None);
+        Assert.Empty(_lateWritesOver);
+        _rig.Clock.Advance(TimeSpan.FromSeconds(1));
+        await Settler().SettleAsync(CancellationToken.None);
+        Assert.Equal(["after.bin"], _lateWritesOver);
+        await Settler().SettleAsync(CancellationToken.None);
+        Assert.Equal(["after.bin"], _lateWritesOver);
     }
 
     /// <summary>The real store; a test's moment: the file's recall starts while its copy is in flight (no real part picks that moment).</summary>

@@ -283,6 +283,11 @@ internal sealed class BucketSync(
             return entry;
         }
 
+        if (UploadAgainOverLateWriteLocked(entry, head))
+        {
+            return entry;
+        }
+
         var previous = entry.State;
         FollowNewerVersionLocked(entry, head, key);
         Record(DriveEventKind.Sync, path, previous == FileState.Cached
@@ -312,6 +317,33 @@ internal sealed class BucketSync(
         {
             FollowPropertiesLocked(entry, answer, entry.ObjectKey ?? KeyFor(entry.Path));
         }
+    }
+
+    /// <summary>
+    /// Whether the bucket's version of a clean file is a late write of this drive's own, and the file then goes up again (path
+    /// lock held): this site wrote it (<c>geodrive-site</c>), the file never recorded it, its bytes are not the file's and its
+    /// time is older. Every upload and copy of this site is recorded before its file is clean again (a crash between leaves the
+    /// file Dirty, or its copy owed), so such a version is a request an earlier run sent, or one this run gave up on, that the
+    /// server stored after the file's newer upload: a rename's copy (no condition on what it replaces), a PUT to a server that
+    /// takes no conditions. Followed, it made the file a stub of the old bytes and the newer ones were gone. A Cached file
+    /// still has them: it is Dirty again and its upload puts them back over it (an upload may replace this site's own object).
+    /// See docs/decisions/0039-a-late-write-over-a-newer-version.md.
+    /// </summary>
+    public bool UploadAgainOverLateWriteLocked(FileEntry entry, ObjectInfo head)
+    {
+        if (entry.State != FileState.Cached || head.Metadata.GetValueOrDefault(ObjectLayout.SiteKey) != siteId()
+            || entry.Checksum is not { } sha256 || ObjectLayout.RecordedChecksum(head) is not { } written
+            || string.Equals(written, sha256, StringComparison.OrdinalIgnoreCase) || ObjectLayout.RecordedMtime(head) >= entry.ModifiedUtc)
+        {
+            return false;
+        }
+        entry.DirtySinceUtc = null;
+        entry.NextAttemptUtc = null;
+        entry.FailedAttempts = 0;
+        life.Apply(entry, FileChange.LateWriteOver);
+        Record(DriveEventKind.Sync, entry.Path,
+            $"An older write of this drive (sent before a restart, or given up on) reached the bucket after the file's newer upload; the file's bytes here ({ByteSize.Format(entry.Size)}) go up again.");
+        return true;
     }
 
     /// <summary>

@@ -36,6 +36,8 @@ internal sealed class OwedBucketChanges
     // Changes journaled by an earlier run.
     private readonly HashSet<long> _inherited = [];
     private readonly DateTimeOffset _lateWritesLandedUtc;
+    // Keys an earlier run's copies were to write (a copy names nothing it may replace): looked at once the grace has passed.
+    private List<string>? _lateCopyKeys = [];
 
     /// <param name="lateWriteGrace">How long after this start a request an earlier run sent may still land (<see cref="DriveEngineOptions.LateWriteGrace"/>).</param>
     public OwedBucketChanges(IBucketJournal journal, IClock clock, TimeSpan maxRetryDelay, TimeSpan lateWriteGrace = default)
@@ -52,6 +54,10 @@ internal sealed class OwedBucketChanges
             if (change.Kind == BucketChangeKind.DeleteObject)
             {
                 _lateWritesPossible.Add(change.Id);
+            }
+            if (change.Kind == BucketChangeKind.CopyObject)
+            {
+                _lateCopyKeys!.Add(change.Key);
             }
             if (change.Kind == BucketChangeKind.CopyObject && change.Attempts == 0)
             {
@@ -139,6 +145,33 @@ internal sealed class OwedBucketChanges
     }
 
     /// <summary>Whether an earlier run journaled <paramref name="change"/>.</summary>
+    /// <summary>
+    /// Once the late-write grace has passed since start, and only once: the keys an earlier run's copies were to write, where
+    /// that run's copy may have been stored after this run's own writes (<see cref="OwedChangeSettler"/> looks at each).
+    /// Empty before then, and after.
+    /// </summary>
+    public IReadOnlyList<string> TakeLateCopyKeys()
+    {
+        lock (_gate)
+        {
+            if (_lateCopyKeys is not { } keys || _clock.UtcNow < _lateWritesLandedUtc)
+            {
+                return [];
+            }
+            _lateCopyKeys = null;
+            return keys;
+        }
+    }
+
+    /// <summary>Keys of <see cref="TakeLateCopyKeys"/> not looked at (the endpoint did not answer): taken again at the next tick.</summary>
+    public void LookAtLateCopiesAgain(IEnumerable<string> keys)
+    {
+        lock (_gate)
+        {
+            (_lateCopyKeys ??= []).AddRange(keys);
+        }
+    }
+
     public bool IsInherited(BucketChange change)
     {
         lock (_gate)

@@ -24,6 +24,8 @@ namespace GeoDrive.Engine.Drives;
 /// <param name="rescueDisplaced">Before a copy lands on a key: a renamed file whose bytes still live there (its own copy
 /// still owed) comes home first, as before an upload to the key.</param>
 /// <param name="endpointAnswered">The endpoint answered a change: what waited only for it (owed changes, uploads) goes now.</param>
+/// <param name="lateWriteOver">A clean file whose key holds this site's older write that landed late: it goes up again (path lock
+/// held; <see cref="BucketSync.UploadAgainOverLateWriteLocked"/>).</param>
 /// <param name="made">Told of each delete and rename's copy once it is done (the sites sharing the bucket hear of it).</param>
 internal sealed class OwedChangeSettler(
     DriveEngineOptions options,
@@ -41,11 +43,13 @@ internal sealed class OwedChangeSettler(
     Func<string, string, CancellationToken, Task> ontoTakenName,
     Func<string, string, CancellationToken, Task> rescueDisplaced,
     Action endpointAnswered,
+    Func<FileEntry, ObjectInfo, bool> lateWriteOver,
     Action<DriveEventKind, string?, string, string?> record,
     Action<BucketChangeMade> made)
 {
     public async Task<int> SettleAsync(CancellationToken cancellationToken)
     {
+        await LookAtLateCopiesAsync(cancellationToken);
         var deleted = 0;
         // A settled copy owes its old key's delete: a second pass takes it in the same tick.
         for (var pass = 0; pass < 2; pass++)
@@ -201,6 +205,44 @@ internal sealed class OwedChangeSettler(
             "A write sent before the restart reached the bucket after its file was deleted; its object was deleted too.");
         made(new BucketChangeMade(BucketChangeMadeKind.Delete, key));
         return true;
+    }
+
+    /// <summary>
+    /// Once the late-write grace has passed: the keys an earlier run's copies were to write. A copy names nothing it may
+    /// replace, so one the dead run sent may have been stored after this run copied again and the file's newer bytes went
+    /// up; a clean file whose key then holds that older write of this site's goes up again at once, rather than at its
+    /// next open (ADR 0039), so the bucket and the other sites do not keep the old bytes meanwhile.
+    /// </summary>
+    private async Task LookAtLateCopiesAsync(CancellationToken cancellationToken)
+    {
+        var keys = owed.TakeLateCopyKeys();
+        for (var i = 0; i < keys.Count; i++)
+        {
+            if (OwnPathOf(keys[i]) is not { } path)
+            {
+                continue;
+            }
+            try
+            {
+                using (await locks.AcquireAsync(path, cancellationToken))
+                {
+                    if (index.Get(path) is { State: FileState.Cached } entry && entry.ObjectKey == keys[i]
+                        && await store.HeadAsync(keys[i], cancellationToken) is { } there && !ObjectLayout.IsSameVersion(entry, there))
+                    {
+                        lateWriteOver(entry, there);
+                    }
+                }
+            }
+            catch (GeoDriveException ex) when (ex.ErrorId == ErrorIds.EndpointUnreachable)
+            {
+                owed.LookAtLateCopiesAgain(keys.Skip(i));
+                return;
+            }
+            catch (GeoDriveException ex)
+            {
+                Record(DriveEventKind.Error, path, $"Could not look at the object a copy sent before the restart may have replaced: {ex.Message}", ex.ErrorId);
+            }
+        }
     }
 
     /// <summary>

@@ -53,6 +53,9 @@ public enum FileChange
 
     /// <summary>After a restart: the run that was uploading it stopped; it goes again.</summary>
     Interrupted,
+
+    /// <summary>The bucket's version of a clean file is an older write of this drive that landed late: its bytes go up again.</summary>
+    LateWriteOver,
 }
 
 /// <summary>
@@ -89,6 +92,7 @@ public sealed class FileLife(IFileIndex index, Action<string>? leavingCached = n
         [FileChange.KeptBoth] = ([FileState.Dirty, FileState.Uploading], FileState.Stubbed),
         [FileChange.FoundAsStub] = ([null, FileState.Stubbed], FileState.Stubbed),
         [FileChange.Interrupted] = ([FileState.Uploading], FileState.Dirty),
+        [FileChange.LateWriteOver] = ([FileState.Cached], FileState.Dirty),
     };
 
     /// <summary>Changes that are new local bytes (or new bytes under the name): the generation moves on.</summary>
