@@ -203,14 +203,7 @@ public sealed class CrashTests(S3ServerFixture s3) : IAsyncLifetime
         // restarted service has paid the delete journaled before the kill (a stand-in for a busy server acting late).
         using var proxy = new FaultProxy(s3.Endpoint);
         using var d = new DriveScenario(s3, DriveScenario.Policy(settle: "0s"));
-        using (var ps = new PowerShellSession(_service.SocketPath))
-        {
-            ps.Invoke(DriveScenario.NewDriveScript, d.Variables(endpoint: proxy.Endpoint));
-            Assert.Empty(ps.LastErrors);
-        }
-        var put = proxy.HoldNext(head => head.StartsWith("PUT ", StringComparison.Ordinal) && head.Contains("late.bin", StringComparison.Ordinal));
-        await File.WriteAllBytesAsync(d.Mounted("late.bin"), DriveRig.RandomBytes(20_000, 5));
-        await put.Arrived.WaitAsync(TimeSpan.FromSeconds(60));
+        var put = await FirstUploadHeldAsync(proxy, d, "late.bin", seed: 5);
         File.Delete(d.Mounted("late.bin"));
 
         _service.Kill();
@@ -231,6 +224,33 @@ public sealed class CrashTests(S3ServerFixture s3) : IAsyncLifetime
         using var events = new PowerShellSession(_service.SocketPath);
         var said = events.Invoke("Get-CloudDriveEvent -Drive $name -Kind Delete -Path 'late.bin' | ForEach-Object Message", d.Variables()).Select(m => (string)m.BaseObject);
         Assert.Contains(said, m => m.Contains("reached the bucket after its file was deleted", StringComparison.Ordinal));
+    }
+
+    [Fact]
+    public async Task A_file_deleted_right_after_the_restart_stays_deleted_when_the_killed_runs_first_upload_lands_after_that_delete_FaultProxy_holds_the_PUT()
+    {
+        // As the test above, but the file is deleted by the user after the restart (before the restarted service uploaded it):
+        // that delete is the restarted run's own, and the killed run's PUT, stored after it, finds the key free.
+        using var proxy = new FaultProxy(s3.Endpoint);
+        using var d = new DriveScenario(s3, DriveScenario.Policy(settle: "0s"));
+        var put = await FirstUploadHeldAsync(proxy, d, "fresh.bin", seed: 6);
+
+        _service.Kill();
+        // The restarted service uploads nothing by itself before the user's delete.
+        await File.WriteAllTextAsync(d.PolicyPath, DriveScenario.Policy(settle: "1h"));
+        _service.Environment[ServiceProcess.LateWriteGraceVariable] = "10s";
+        var deleted = proxy.WhenAnswered(head => head.StartsWith("DELETE ", StringComparison.Ordinal) && head.Contains("fresh.bin", StringComparison.Ordinal));
+        await _service.StartAsync();
+        using var client = new GeoDrive.Api.GeoDriveClient(_service.SocketPath, TimeSpan.FromSeconds(10));
+        await DriveScenario.EventuallyAsync(() => client.GetDriveAsync(d.Name).GetAwaiter().GetResult().Mounted, "the drive mounted again");
+        File.Delete(d.Mounted("fresh.bin"));
+        await deleted.WaitAsync(TimeSpan.FromSeconds(60));
+        Assert.StartsWith("HTTP/1.1 200", await put.ReleaseAsync().WaitAsync(TimeSpan.FromSeconds(60)));
+
+        await DriveScenario.EventuallyAsync(() => client.GetDriveStatusAsync(d.Name).GetAwaiter().GetResult().BucketChangesOwed == 0,
+            "nothing owed to the bucket", seconds: 60);
+        Assert.Null(await d.ObjectBytesAsync("fresh.bin"));
+        Assert.DoesNotContain("fresh.bin", Directory.GetFileSystemEntries(d.MountPath).Select(Path.GetFileName));
     }
 
     [Fact]
@@ -265,8 +285,9 @@ public sealed class CrashTests(S3ServerFixture s3) : IAsyncLifetime
                 "the restarted service copied a.bin to b.bin");
             var newer = DriveRig.RandomBytes(30_000, 8);
             await File.WriteAllBytesAsync(d.Mounted("b.bin"), newer);
-            await DriveScenario.EventuallyAsync(() => StateOf(after, d, "b.bin") == "Cached", "the new bytes of b.bin uploaded");
-            Assert.Equal(newer, await d.ObjectBytesAsync("b.bin"));
+            // (The close may return before the service heard of it: the state alone could still be the copy's Cached.)
+            await DriveScenario.EventuallyAsync(() => StateOf(after, d, "b.bin") == "Cached"
+                && d.ObjectBytesAsync("b.bin").GetAwaiter().GetResult() is { } there && there.AsSpan().SequenceEqual(newer), "the new bytes of b.bin uploaded");
 
             // The killed run's copy lands now: the old bytes over the newer upload, with this site's id.
             Assert.StartsWith("HTTP/1.1 200", await copy.ReleaseAsync().WaitAsync(TimeSpan.FromSeconds(60)));
@@ -285,6 +306,20 @@ public sealed class CrashTests(S3ServerFixture s3) : IAsyncLifetime
     private static string? StateOf(PowerShellSession ps, DriveScenario d, string path) =>
         ps.Invoke("Get-CloudFile -Drive $name -Path $path | ForEach-Object State", new Dictionary<string, object?>(d.Variables()) { ["path"] = path })
             .Select(s => s.BaseObject.ToString()).SingleOrDefault();
+
+    /// <summary>A drive behind <paramref name="proxy"/>; <paramref name="name"/> written through its mount and its first upload held by the proxy.</summary>
+    private async Task<FaultProxy.HeldRequest> FirstUploadHeldAsync(FaultProxy proxy, DriveScenario d, string name, int seed)
+    {
+        using (var ps = new PowerShellSession(_service.SocketPath))
+        {
+            ps.Invoke(DriveScenario.NewDriveScript, d.Variables(endpoint: proxy.Endpoint));
+            Assert.Empty(ps.LastErrors);
+        }
+        var put = proxy.HoldNext(head => head.StartsWith("PUT ", StringComparison.Ordinal) && head.Contains(name, StringComparison.Ordinal));
+        await File.WriteAllBytesAsync(d.Mounted(name), DriveRig.RandomBytes(20_000, seed));
+        await put.Arrived.WaitAsync(TimeSpan.FromSeconds(60));
+        return put;
+    }
 
     private static List<string> Keys(DriveScenario d, string prefix)
     {

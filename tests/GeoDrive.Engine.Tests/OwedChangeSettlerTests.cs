@@ -346,6 +346,33 @@ public sealed class OwedChangeSettlerTests(S3ServerFixture s3) : IClassFixture<S
     }
 
     /// <summary>
+    /// A file found Dirty at start (its first upload possibly out when the run died) and deleted right after the restart: this
+    /// run's delete, made at once, is looked at again after the grace as an earlier run's is. A delete after the grace, or of
+    /// a key no earlier request may write, is done when made.
+    /// </summary>
+    [Fact]
+    public async Task A_delete_owed_within_the_grace_for_a_key_an_earlier_runs_upload_may_write_is_looked_at_again()
+    {
+        var bytes = DriveRig.RandomBytes(2000, 25);
+        Restart();
+        _owed.MayBeWrittenLate("fresh.bin");
+        _owed.OweDeletes(["fresh.bin", "other.bin"]);
+        await Settler().SettleAsync(CancellationToken.None);
+        Assert.True(_owed.IsDeleteOwed("fresh.bin"), "no tombstone while the earlier run's upload may still land");
+        Assert.False(_owed.IsDeleteOwed("other.bin"), "a key no earlier request writes waits for nothing");
+
+        await PutFromAsync(ThisSite, "fresh.bin", bytes);
+        _rig.Clock.Advance(TimeSpan.FromMinutes(2));
+        await Settler().SettleAsync(CancellationToken.None);
+        Assert.Null(await _rig.Store.HeadAsync("fresh.bin"));
+        Assert.Equal(0, _owed.Count);
+
+        _owed.OweDeletes(["fresh.bin"]);
+        await Settler().SettleAsync(CancellationToken.None);
+        Assert.Equal(0, _owed.Count);
+    }
+
+    /// <summary>
     /// ADR 0039: a copy the killed run sent names nothing it may replace, so it may land after the restarted run copied again
     /// and the file's newer bytes went up. Once the grace has passed, the key is asked, once, without waiting for an open.
     /// </summary>

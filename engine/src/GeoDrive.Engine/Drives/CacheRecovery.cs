@@ -85,6 +85,11 @@ internal sealed class CacheRecovery(
                     copiesOwed.Add((recordedKey, KeyFor(entry.Path)));
                 }
             }
+            if (entry.State is FileState.Dirty or FileState.Uploading)
+            {
+                // Its PUT may have been out when the run died (Uploading is written lazily: Dirty says as much).
+                owed.MayBeWrittenLate(KeyFor(entry.Path));
+            }
             switch (entry.State)
             {
                 case FileState.Uploading:

@@ -38,6 +38,9 @@ internal sealed class OwedBucketChanges
     private readonly DateTimeOffset _lateWritesLandedUtc;
     // Keys an earlier run's copies were to write (a copy names nothing it may replace): looked at once the grace has passed.
     private List<string>? _lateCopyKeys = [];
+    // Keys a request an earlier run sent may still write (its uploads, copies and folder markers in flight): a delete owed for
+    // one within the grace is made as one that earlier run owed (MadeOnce).
+    private readonly HashSet<string> _writtenLateMaybe = new(StringComparer.Ordinal);
 
     /// <param name="lateWriteGrace">How long after this start a request an earlier run sent may still land (<see cref="DriveEngineOptions.LateWriteGrace"/>).</param>
     public OwedBucketChanges(IBucketJournal journal, IClock clock, TimeSpan maxRetryDelay, TimeSpan lateWriteGrace = default)
@@ -58,6 +61,10 @@ internal sealed class OwedBucketChanges
             if (change.Kind == BucketChangeKind.CopyObject)
             {
                 _lateCopyKeys!.Add(change.Key);
+            }
+            if (change.Kind is BucketChangeKind.CopyObject or BucketChangeKind.PutFolderMarker)
+            {
+                _writtenLateMaybe.Add(change.Key);
             }
             if (change.Kind == BucketChangeKind.CopyObject && change.Attempts == 0)
             {
@@ -114,14 +121,17 @@ internal sealed class OwedBucketChanges
 
     public bool HasCopyOwedUnder(string prefixKey) => _copyDestinations.AnyUnder(prefixKey);
 
-    /// <summary>How many changes are owed (for status and tests).</summary>
+    /// <summary>
+    /// How many changes are owed (for status and tests), counting each key an earlier run's copy may still write until it
+    /// was looked at (<see cref="TakeLateCopyKeys"/>): nothing owed means the bucket is as the drive says.
+    /// </summary>
     public int Count
     {
         get
         {
             lock (_gate)
             {
-                return _owed.Count;
+                return _owed.Count + (_lateCopyKeys?.Count ?? 0);
             }
         }
     }
@@ -135,16 +145,26 @@ internal sealed class OwedBucketChanges
             .Select(k => new BucketChange { Kind = BucketChangeKind.DeleteObject, Key = k, CreatedUtc = now })
             .ToList();
         Journal(changes);
-        if (afterEarlierRun)
+        lock (_gate)
         {
-            lock (_gate)
-            {
-                _lateWritesPossible.UnionWith(changes.Select(c => c.Id));
-            }
+            var withinGrace = now < _lateWritesLandedUtc;
+            _lateWritesPossible.UnionWith(changes.Where(c => afterEarlierRun || (withinGrace && _writtenLateMaybe.Contains(c.Key))).Select(c => c.Id));
         }
     }
 
-    /// <summary>Whether an earlier run journaled <paramref name="change"/>.</summary>
+    /// <summary>
+    /// Recovery found <paramref name="key"/>'s file Dirty or Uploading: the earlier run may have had its PUT out, and the server
+    /// may store it late. A delete of the key owed within the late-write grace (the file deleted right after the restart) is
+    /// then looked at again once the grace has passed, as one that run owed (<see cref="MadeOnce"/>).
+    /// </summary>
+    public void MayBeWrittenLate(string key)
+    {
+        lock (_gate)
+        {
+            _writtenLateMaybe.Add(key);
+        }
+    }
+
     /// <summary>
     /// Once the late-write grace has passed since start, and only once: the keys an earlier run's copies were to write, where
     /// that run's copy may have been stored after this run's own writes (<see cref="OwedChangeSettler"/> looks at each).
@@ -172,6 +192,7 @@ internal sealed class OwedBucketChanges
         }
     }
 
+    /// <summary>Whether an earlier run journaled <paramref name="change"/>.</summary>
     public bool IsInherited(BucketChange change)
     {
         lock (_gate)
