@@ -6,7 +6,8 @@ namespace GeoDrive.EndToEnd.Tests;
 
 /// <summary>
 /// A seeded random run against the real service (kill -9 and restart included), a real FUSE mount, a
-/// real S3 server behind the fault proxy (for outages) and the drive's LiteDB index, checked against a
+/// real S3 server behind the fault proxy (for outages, and for late writes: a PUT sent before a kill that the server
+/// stores only after the restart) and the drive's LiteDB index, checked against a
 /// model of what every file must hold. The same seed replays the same operations: the seed is in every
 /// failure message. After each round, once the drive settled: every file reads back the model's bytes,
 /// the bucket holds exactly the model's files (no ghost, none missing, no zeros), no multipart upload is
@@ -24,6 +25,25 @@ public sealed class CrashSimulation(S3TestServer s3, ServiceProcess service, int
     private FaultProxy _proxy = null!;
     private bool _outage;
     private int _operation;
+
+    // Late writes: a PUT the service sent in the few operations before a kill (an upload, a part, a rename's copy), which
+    // the proxy holds and lets through to the server only after the restart, as a busy server stores a request late. Drawn
+    // from a generator of their own, so a seed runs the same operations as it did before they were added.
+    private readonly Random _lateWrites = new(unchecked((seed * 31) + 7));
+    private FaultProxy.HeldRequest? _held;
+    private bool _heldLookedAt;
+    // The held PUT's key ("/bucket/key"), when its file was deleted before the kill.
+    private string? _heldFileDeleted;
+    // The held PUT on its way to the server after the restart (its request line and the server's answer).
+    private (string RequestLine, Task<string> Answer)? _released;
+
+    /// <summary>
+    /// The late-write grace the restarted services run with (ServiceProcess's default is shorter), and the longest a held
+    /// PUT waits after the drive is mounted again: it must reach the server within the grace, which the engine claims to
+    /// cover, counted from the engine's start, a little before the mount.
+    /// </summary>
+    private const string LateWriteGrace = "10s";
+    private static readonly TimeSpan LateWriteRelease = TimeSpan.FromSeconds(3);
 
     public int Seed => seed;
 
@@ -100,10 +120,33 @@ public sealed class CrashSimulation(S3TestServer s3, ServiceProcess service, int
         for (var round = 1; round <= rounds; round++)
         {
             var kills = Enumerable.Range(0, killsPerRound).Select(_ => _random.Next(operationsPerRound)).ToHashSet();
+            // Armed up to 30 operations before the kill: an upload goes a settle (1 s) after its file's close, a few operations later.
+            var holds = kills.Where(k => k > 0).Select(k => Math.Max(0, k - 1 - _lateWrites.Next(30))).ToHashSet();
             for (var i = 0; i < operationsPerRound; i++)
             {
                 _operation++;
                 var watch = System.Diagnostics.Stopwatch.StartNew();
+                if (holds.Contains(i) && _held is null && _released is null)
+                {
+                    Trace("the server will act late on the next PUT");
+                    _held = _proxy.HoldNext(head => head.StartsWith("PUT ", StringComparison.Ordinal));
+                    _heldLookedAt = false;
+                    _heldFileDeleted = null;
+                }
+                await TraceLateWriteAsync(waitForIt: false);
+                if (_held is { Arrived.IsCompleted: true } held && !_heldLookedAt)
+                {
+                    // Half the time the user deletes the file whose upload the server holds, before the kill.
+                    _heldLookedAt = true;
+                    if (HeldPath(held) is { } path && _lateWrites.Next(2) == 0)
+                    {
+                        Trace($"delete {path} (its upload held by the server)");
+                        Count("late write: its file deleted before the kill");
+                        File.Delete(Mounted(path));
+                        _files.Remove(path);
+                        _heldFileDeleted = held.RequestLine.Split(' ')[1].Split('?')[0];
+                    }
+                }
                 if (kills.Contains(i))
                 {
                     await KillAndRestartAsync();
@@ -546,9 +589,73 @@ public sealed class CrashSimulation(S3TestServer s3, ServiceProcess service, int
         Trace("kill -9 and restart");
         Count("kill -9");
         service.Kill();
+        FaultProxy.HeldRequest? late = null;
+        Task? keyDeleted = null;
+        if (_held is { } held)
+        {
+            // The killed run's PUT stays held if it came whole; otherwise the server never got it.
+            _held = null;
+            _proxy.StopHolding(held);
+            if (await held.Whole.WaitAsync(TimeSpan.FromSeconds(30)))
+            {
+                Count("late write");
+                Trace($"held by the server: {held.RequestLine}");
+                late = held;
+                if (_heldFileDeleted is { } target)
+                {
+                    // The worst moment: just after the restarted service deleted the key (as CI's seed 1310022743 met it). The
+                    // SDK may add a query ("?x-id=DeleteObject") to the path.
+                    keyDeleted = _proxy.WhenAnswered(head => head.StartsWith($"DELETE {target} ", StringComparison.Ordinal)
+                        || head.StartsWith($"DELETE {target}?", StringComparison.Ordinal));
+                }
+            }
+            else
+            {
+                Count("late write: no PUT before the kill");
+            }
+            _heldFileDeleted = null;
+        }
+        service.Environment[ServiceProcess.LateWriteGraceVariable] = LateWriteGrace;
         await service.StartAsync();
         using var client = new GeoDriveClient(service.SocketPath, TimeSpan.FromSeconds(10));
         await Eventually(async () => (await client.GetDriveAsync(Drive())).Mounted && Directory.Exists(Mounted("")), "the drive mounted again after the restart", 60);
+        if (late is not null)
+        {
+            // From a task of its own, whatever the operations do meanwhile: once the key's delete was answered, or at a random
+            // moment, and never later than LateWriteRelease after the mount.
+            var within = keyDeleted is null ? TimeSpan.FromMilliseconds(_lateWrites.Next((int)LateWriteRelease.TotalMilliseconds)) : LateWriteRelease;
+            _released = (late.RequestLine, ReleaseWithinAsync(late, keyDeleted, within));
+        }
+    }
+
+    private static async Task<string> ReleaseWithinAsync(FaultProxy.HeldRequest held, Task? keyDeleted, TimeSpan within)
+    {
+        var bound = Task.Delay(within);
+        await (keyDeleted is null ? bound : Task.WhenAny(keyDeleted, bound));
+        return await held.ReleaseAsync().WaitAsync(TimeSpan.FromSeconds(60));
+    }
+
+    /// <summary>The model's file a held PUT writes ("PUT /bucket/key HTTP/1.1"), if it names one.</summary>
+    private string? HeldPath(FaultProxy.HeldRequest held)
+    {
+        var target = held.RequestLine.Split(' ') is [_, var t, ..] ? t.Split('?')[0] : "";
+        var bucket = "/" + _scenario.Bucket + "/";
+        var key = target.StartsWith(bucket, StringComparison.Ordinal) ? Uri.UnescapeDataString(target[bucket.Length..]) : null;
+        return key is not null && _files.ContainsKey(key) ? key : null;
+    }
+
+    /// <summary>What the server made of the PUT it held since the kill, once it answered (at the round's check: waited for).</summary>
+    private async Task TraceLateWriteAsync(bool waitForIt)
+    {
+        if (_released is not { } released || (!waitForIt && !released.Answer.IsCompleted))
+        {
+            return;
+        }
+        _released = null;
+        var answer = await released.Answer;
+        Trace($"late write reached the server: {released.RequestLine} -> {answer}");
+        // By what the server made of it: stored (200), refused over a newer version (412), its upload gone (404)...
+        Count($"late write: {string.Join(' ', answer.Split(' ').Skip(1).Take(1))}{(released.RequestLine.Contains("uploadId=", StringComparison.Ordinal) ? " (a part)" : "")}");
     }
 
     private async Task<TimeSpan> CheckRoundAsync(int round)
@@ -557,6 +664,7 @@ public sealed class CrashSimulation(S3TestServer s3, ServiceProcess service, int
         {
             ToggleOutage();
         }
+        await TraceLateWriteAsync(waitForIt: true);
         var started = DateTime.UtcNow;
         using var client = new GeoDriveClient(service.SocketPath, TimeSpan.FromSeconds(60));
         // Every file but the excluded, and every folder made through the mount as its "name/" marker.

@@ -138,6 +138,18 @@ public sealed class FaultProxy : IDisposable
         return held;
     }
 
+    /// <summary>
+    /// Holds nothing more for <paramref name="held"/> if no request matched it yet; its <see cref="HeldRequest.Whole"/>
+    /// then answers false. A request already matched stays held.
+    /// </summary>
+    public void StopHolding(HeldRequest held)
+    {
+        if (Interlocked.CompareExchange(ref _toHold, null, held) == held)
+        {
+            held.SetWhole(false);
+        }
+    }
+
     /// <summary>Completes once the server starts to answer a request whose head matches <paramref name="requestHead"/>, from now on.</summary>
     public Task WhenAnswered(Func<string, bool> requestHead)
     {
@@ -178,6 +190,7 @@ public sealed class FaultProxy : IDisposable
     public sealed class HeldRequest(Func<string, bool> matches)
     {
         private readonly TaskCompletionSource _arrived = new(TaskCreationOptions.RunContinuationsAsynchronously);
+        private readonly TaskCompletionSource<bool> _whole = new(TaskCreationOptions.RunContinuationsAsynchronously);
         private readonly TaskCompletionSource _released = new(TaskCreationOptions.RunContinuationsAsynchronously);
         private readonly TaskCompletionSource<string> _answered = new(TaskCreationOptions.RunContinuationsAsynchronously);
 
@@ -186,6 +199,12 @@ public sealed class FaultProxy : IDisposable
         /// <summary>Completes once the request has come whole from the client.</summary>
         public Task Arrived => _arrived.Task;
 
+        /// <summary>True once the request has come whole (it is held); false once it cannot (the client went away first, or nothing matched before <see cref="StopHolding"/>).</summary>
+        public Task<bool> Whole => _whole.Task;
+
+        /// <summary>The held request's first line ("PUT /bucket/key HTTP/1.1").</summary>
+        public string RequestLine { get; private set; } = "";
+
         /// <summary>Sends the request on to the server; returns the status line of the server's answer.</summary>
         public Task<string> ReleaseAsync()
         {
@@ -193,13 +212,24 @@ public sealed class FaultProxy : IDisposable
             return _answered.Task;
         }
 
-        internal void SetArrived() => _arrived.TrySetResult();
+        internal void SetArrived(string requestLine)
+        {
+            RequestLine = requestLine;
+            _arrived.TrySetResult();
+            _whole.TrySetResult(true);
+        }
+
+        internal void SetWhole(bool whole) => _whole.TrySetResult(whole);
 
         internal Task Released => _released.Task;
 
         internal void SetAnswered(string statusLine) => _answered.TrySetResult(statusLine);
 
-        internal void SetFailed(Exception error) => _answered.TrySetException(error);
+        internal void SetFailed(Exception error)
+        {
+            _whole.TrySetResult(false);
+            _answered.TrySetException(error);
+        }
     }
 
     public int InternalErrorsSent => Volatile.Read(ref _internalErrorsSent);
@@ -412,23 +442,37 @@ public sealed class FaultProxy : IDisposable
                 }
                 request.AddRange(buffer.AsSpan(0, n));
             }
-            hold.SetArrived();
+            hold.SetArrived(text[..text.IndexOf("\r\n", StringComparison.Ordinal)]);
             await hold.Released;
             using var upstream = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp) { NoDelay = true };
             await upstream.ConnectAsync(server);
             await upstream.SendAsync(WithConnectionClose([.. request]));
+            // The final answer's status line, past any interim "100 Continue" (a client that sent Expect: 100-continue).
             var answer = new List<byte>();
-            while (!Encoding.Latin1.GetString([.. answer]).Contains("\r\n", StringComparison.Ordinal))
+            string status;
+            while (true)
             {
+                var received = Encoding.Latin1.GetString([.. answer]);
+                var answerHeadEnd = received.IndexOf("\r\n\r\n", StringComparison.Ordinal);
+                if (answerHeadEnd >= 0 && received.StartsWith("HTTP/1.1 1", StringComparison.Ordinal))
+                {
+                    answer.RemoveRange(0, answerHeadEnd + 4);
+                    continue;
+                }
+                if (answerHeadEnd >= 0)
+                {
+                    status = received[..received.IndexOf("\r\n", StringComparison.Ordinal)];
+                    break;
+                }
                 var n = await upstream.ReceiveAsync(buffer);
                 if (n == 0)
                 {
+                    status = received;
                     break;
                 }
                 answer.AddRange(buffer.AsSpan(0, n));
             }
-            var status = Encoding.Latin1.GetString([.. answer]);
-            hold.SetAnswered(status.IndexOf("\r\n", StringComparison.Ordinal) is var end and >= 0 ? status[..end] : status);
+            hold.SetAnswered(status);
         }
         catch (Exception ex)
         {
