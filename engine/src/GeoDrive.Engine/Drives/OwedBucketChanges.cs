@@ -168,13 +168,19 @@ internal sealed class OwedBucketChanges
     /// <summary>
     /// Once the late-write grace has passed since start, and only once: the keys an earlier run's copies were to write, where
     /// that run's copy may have been stored after this run's own writes (<see cref="OwedChangeSettler"/> looks at each).
-    /// Empty before then, and after.
+    /// Empty before then, and after. Asked at every tick, it also lets go of <see cref="MayBeWrittenLate"/>'s keys then.
     /// </summary>
     public IReadOnlyList<string> TakeLateCopyKeys()
     {
         lock (_gate)
         {
-            if (_lateCopyKeys is not { } keys || _clock.UtcNow < _lateWritesLandedUtc)
+            if (_clock.UtcNow < _lateWritesLandedUtc)
+            {
+                return [];
+            }
+            // Past the grace these keys say nothing any more (a drive that started with many files Dirty kept them all).
+            _writtenLateMaybe.Clear();
+            if (_lateCopyKeys is not { } keys)
             {
                 return [];
             }
