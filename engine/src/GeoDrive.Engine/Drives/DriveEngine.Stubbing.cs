@@ -69,14 +69,14 @@ public sealed partial class DriveEngine
                     throw ChangedSinceUpload(path);
                 }
             }
-            if (head is not null && !ObjectLayout.IsSameVersion(entry, head) && _sync.UploadAgainOverLateWriteLocked(entry, head))
-            {
-                throw new GeoDriveException(ErrorIds.FileNotUploaded, ErrorKind.InvalidOperation,
-                    $"The bucket's object '{key}' is an older write of this drive that landed after '{path}' was uploaded; the file was not stubbed and goes up again.",
-                    "Nothing to do: stub it once Get-CloudFile shows it Cached again.");
-            }
             if (head is not null && !ObjectLayout.IsSameVersion(entry, head))
             {
+                if (_sync.UploadAgainOverLateWriteLocked(entry, head))
+                {
+                    throw new GeoDriveException(ErrorIds.FileNotUploaded, ErrorKind.InvalidOperation,
+                        $"The bucket's object '{key}' is an older write of this drive that landed after '{path}' was uploaded; the file was not stubbed and goes up again.",
+                        "Nothing to do: stub it once Get-CloudFile shows it Cached again.");
+                }
                 // Another site or tool replaced the object of this unchanged file: the clean file follows
                 // the bucket (it becomes a stub of that version), and nothing is uploaded over it.
                 _sync.FollowNewerVersionLocked(entry, head, key);
