@@ -295,6 +295,58 @@ public sealed class ServerSideRenameTests(S3ServerFixture s3) : IClassFixture<S3
     }
 
     /// <summary>
+    /// CI's randomized crash run, seed 1466328440: a file whose version another site wrote (synced here) is renamed away
+    /// (or deleted), a new file is written under its name, the renamed one is deleted, and the service restarts before
+    /// the new file goes up. The user replaced that file: the new one goes up over the version it knew, with no conflict
+    /// copy. Before, that knowledge lived in memory only, and after the restart the upload took the version for a change
+    /// made elsewhere: the bucket's old version showed under the name and the user's bytes became a conflict copy.
+    /// </summary>
+    [Theory]
+    [InlineData(true)]
+    [InlineData(false)]
+    public async Task A_file_written_where_a_file_was_renamed_away_or_deleted_replaces_its_version_after_a_restart_without_a_conflict(bool renamedAway)
+    {
+        await using var rig = new DriveRig(s3, Policy);
+        var theirs = "b, as another site wrote it"u8.ToArray();
+        await PutAsAnotherSiteAsync(rig, "b.bin", theirs);
+        await rig.Engine.BeforeEnumerateAsync("", rig.Caller);
+        Assert.Equal(theirs, await rig.ReadAsync("b.bin"));
+        // Nothing goes up or is settled before the restart.
+        rig.UsePolicy(Policy.Replace("settle: 0s", "settle: 1h"));
+
+        var gone = renamedAway ? "z.bin" : "b.bin";
+        if (renamedAway)
+        {
+            Rename(rig, "b.bin", "z.bin");
+        }
+        var written = DriveRig.RandomBytes(10_000, 19);
+        if (!renamedAway)
+        {
+            Delete(rig, gone);
+        }
+        await rig.WriteAsync("b.bin", written);
+        if (renamedAway)
+        {
+            Delete(rig, gone);
+        }
+        await rig.RestartAsync();
+        rig.UsePolicy(Policy);
+        await SettleAsync(rig);
+        await rig.PassLateWriteGraceAsync();
+        await SettleAsync(rig);
+
+        Assert.Empty(rig.Engine.FindFiles("*conflict*"));
+        Assert.Empty(rig.Engine.ReadEvents(kind: DriveEventKind.Conflict));
+        await AssertOnlyAsync(rig, "b.bin", written, "z.bin");
+    }
+
+    private static void Delete(DriveRig rig, string path)
+    {
+        File.Delete(rig.Local(path));
+        rig.Engine.Deleted(path, rig.Caller, isDirectory: false);
+    }
+
+    /// <summary>
     /// Randomized crash test, seed 288874990: a file renamed (its copy still owed, so its bytes are still under its
     /// old key) is then replaced by another file renamed onto its name. The replaced file is gone, and so must its
     /// old key be; before, nothing owed that key a delete and it stayed in the bucket for good.

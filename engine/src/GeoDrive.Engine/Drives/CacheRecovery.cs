@@ -236,7 +236,8 @@ internal sealed class CacheRecovery(
                 report.StubsRepaired++;
                 continue;
             }
-            var entry = new FileEntry { Path = file, LastAccessUtc = clock.UtcNow };
+            // A version a file renamed away from the name left there, as the index still tells: the new file may replace it.
+            var entry = new FileEntry { Path = file, LastAccessUtc = clock.UtcNow, ReplacesETag = renamed.LeftVersion(KeyFor(file)) };
             life.Apply(entry, applyChange(entry, local));
             report.NewFound++;
         }

@@ -220,7 +220,7 @@ public sealed partial class DriveEngine : IDriveFileSystem
             {
                 return false;
             }
-            var entry = _index.Get(path) ?? new FileEntry { Path = path };
+            var entry = _index.Get(path) ?? NewEntry(path);
             var change = ApplyChange(entry, local);
             entry.LastAccessUtc = _clock.UtcNow;
             _life.Apply(entry, change);
@@ -256,7 +256,7 @@ public sealed partial class DriveEngine : IDriveFileSystem
             // finds the change from the cache file itself (StartAsync); the upload's own writes are durable.
             if (entry is null || modified)
             {
-                entry ??= new FileEntry { Path = path };
+                entry ??= NewEntry(path);
                 entry.LastAccessUtc = _clock.UtcNow;
                 var change = ApplyChange(entry, local.Value);
                 _life.Apply(entry, change, deferred: true);
@@ -280,6 +280,14 @@ public sealed partial class DriveEngine : IDriveFileSystem
         }
     }
 
+    /// <summary>
+    /// The entry of a file new under <paramref name="path"/>. Where a file renamed away from the name, replaced or deleted
+    /// left a version it knew (<see cref="RenamedKeys.LeftVersion"/>), the new file may replace it: kept in its entry
+    /// (<see cref="FileEntry.ReplacesETag"/>), so a restart before its upload does not turn the user's replacement into
+    /// a conflict (randomized crash run, seed 1466328440: the entry that knew it was gone by then).
+    /// </summary>
+    private FileEntry NewEntry(string path) => new() { Path = path, ReplacesETag = _renamed.LeftVersion(KeyFor(path)) };
+
     public void Refused(string path, Caller caller, GeoDriveException reason) =>
         Record(DriveEventKind.Error, path.Length > 200 ? path[..200] + "…" : path, $"Refused for {(caller.ImageName.Length > 0 ? caller.ImageName : "a program")}: {reason.Message}", reason.ErrorId);
 
@@ -297,7 +305,7 @@ public sealed partial class DriveEngine : IDriveFileSystem
         }
         using (_locks.AcquireAsync(path).GetAwaiter().GetResult())
         {
-            var entry = _index.Get(path) ?? new FileEntry { Path = path };
+            var entry = _index.Get(path) ?? NewEntry(path);
             if (entry.State is FileState.Stubbed or FileState.Recalling)
             {
                 // A create that met a stub the kernel did not know of yet (made by a bucket sync): its
