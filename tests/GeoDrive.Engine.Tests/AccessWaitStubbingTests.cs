@@ -34,7 +34,7 @@ public sealed class AccessWaitStubbingTests
             _scans++;
             _files.Where(f => f.State == FileState.Cached).ToList().ForEach(visit);
         },
-        _open.Contains,
+        e => _open.Contains(e.Path),
         (path, _) =>
         {
             var file = _files.Single(f => f.Path == path);

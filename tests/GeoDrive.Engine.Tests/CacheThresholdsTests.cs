@@ -33,7 +33,7 @@ public sealed class CacheThresholdsTests
               stubbing: {"{"} minimumSize: 1MiB, rules: [ {"{"} paths: [ "keep/**" ], pin: true {"}"} ] {"}"}
             """),
         VisitCached,
-        _open.Contains,
+        e => _open.Contains(e.Path),
         (path, _) =>
         {
             if (_failing.Contains(path))
@@ -146,7 +146,7 @@ public sealed class CacheThresholdsTests
             spec:
               stubbing: { enabled: false }
               cacheThresholds: { reserveFree: 50MiB }
-            """), VisitCached, _open.Contains,
+            """), VisitCached, e => _open.Contains(e.Path),
             (_, _) => throw new InvalidOperationException("mirror mode stubbed"), (_, _, _, _) => { });
         Assert.Equal(0, await mirror.StubAsync(CancellationToken.None));
     }

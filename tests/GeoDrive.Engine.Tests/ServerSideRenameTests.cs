@@ -1,3 +1,4 @@
+using GeoDrive.Core.Errors;
 using GeoDrive.Core.Model;
 using GeoDrive.Engine.Layout;
 using GeoDrive.TestSupport;
@@ -338,6 +339,72 @@ public sealed class ServerSideRenameTests(S3ServerFixture s3) : IClassFixture<S3
         Assert.Empty(rig.Engine.FindFiles("*conflict*"));
         Assert.Empty(rig.Engine.ReadEvents(kind: DriveEventKind.Conflict));
         await AssertOnlyAsync(rig, "b.bin", written, "z.bin");
+    }
+
+    /// <summary>
+    /// A renamed file's copy sent by a run that was killed may still be stored after the restart, over whatever the new run
+    /// wrote under the key since (ADR 0039). Were the file stubbed meanwhile, the late copy would stand for it: its newer bytes
+    /// would be in neither the cache nor the bucket. So a file whose object a request of an earlier run may still write is
+    /// not stubbed until the late-write grace has passed; then the late copy is found and the file goes up again, and it is
+    /// stubbed. The late copy is written here by the test (a stand-in: a server storing a request late is a fault no real
+    /// server makes on demand; CrashTests has it end to end).
+    /// </summary>
+    [Fact]
+    public async Task A_file_whose_object_an_earlier_runs_copy_may_still_write_is_not_stubbed_before_the_late_write_grace_passed()
+    {
+        await using var rig = new DriveRig(s3, Policy);
+        var (first, written, newer) = await NewerUploadWhereAnEarlierRunsCopyMayLandAsync(rig);
+
+        var refused = await Record.ExceptionAsync(() => rig.Engine.StubAsync("y.bin"));
+        await rig.Store.PutAsync("y.bin", new MemoryStream(first), first.Length, written.Metadata);
+        await rig.PassLateWriteGraceAsync();
+        await SettleAsync(rig);
+
+        Assert.Equal(newer, await rig.ReadAsync("y.bin"));
+        Assert.Equal(newer, await rig.ObjectBytesAsync("y.bin"));
+        Assert.Equal(ErrorIds.LateWritePossible, Assert.IsType<GeoDriveException>(refused).ErrorId);
+        Assert.Equal(FileState.Stubbed, (await rig.Engine.StubAsync("y.bin")).State);
+        Assert.Equal(newer, await rig.ReadAsync("y.bin"));
+    }
+
+    /// <summary>As above, by the access-wait scan: it passes the file by quietly within the grace and stubs it when the grace ends.</summary>
+    [Fact]
+    public async Task The_access_wait_scan_stubs_a_file_whose_object_an_earlier_runs_copy_may_still_write_only_once_the_grace_passed()
+    {
+        await using var rig = new DriveRig(s3, Policy);
+        var (_, _, newer) = await NewerUploadWhereAnEarlierRunsCopyMayLandAsync(rig);
+        rig.UsePolicy(Policy.Replace("accessWait: 1h", "accessWait: 1s"));
+
+        rig.Clock.Advance(TimeSpan.FromSeconds(2));
+        await rig.Engine.TickAsync();
+        Assert.Equal(FileState.Cached, rig.StateOf("y.bin"));
+        Assert.DoesNotContain(rig.Engine.ReadEvents(kind: DriveEventKind.Error), e => e.Path == "y.bin");
+
+        await rig.PassLateWriteGraceAsync();
+        Assert.Equal(FileState.Stubbed, rig.StateOf("y.bin"));
+        Assert.Equal(newer, await rig.ReadAsync("y.bin"));
+    }
+
+    /// <summary>
+    /// x.bin uploaded and renamed to y.bin (its copy owed), the service restarted, the copy made by the new run, and newer
+    /// bytes written to y.bin and uploaded, all within the late-write grace: the earlier run's copy may still land over them.
+    /// Returns x.bin's bytes and object (what the late copy would write) and the newer bytes.
+    /// </summary>
+    private static async Task<(byte[] First, ObjectInfo Written, byte[] Newer)> NewerUploadWhereAnEarlierRunsCopyMayLandAsync(DriveRig rig)
+    {
+        var first = DriveRig.RandomBytes(30_000, 20);
+        await rig.WriteAsync("x.bin", first);
+        await SettleAsync(rig);
+        var written = (await rig.Store.HeadAsync("x.bin"))!;
+        Rename(rig, "x.bin", "y.bin");
+        await rig.RestartAsync();
+        await SettleAsync(rig);
+        var newer = DriveRig.RandomBytes(20_000, 21);
+        await rig.WriteAsync("y.bin", newer);
+        await SettleAsync(rig);
+        Assert.Equal(newer, await rig.ObjectBytesAsync("y.bin"));
+        Assert.Equal(FileState.Cached, rig.StateOf("y.bin"));
+        return (first, written, newer);
     }
 
     private static void Delete(DriveRig rig, string path)

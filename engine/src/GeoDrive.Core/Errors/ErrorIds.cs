@@ -44,6 +44,7 @@ public static class ErrorIds
     public const string FileNotFound = "FileNotFound";
     public const string FileBusy = "FileBusy";
     public const string FileNotUploaded = "FileNotUploaded";
+    public const string LateWritePossible = "LateWritePossible";
     public const string VersionNotFound = "VersionNotFound";
     public const string FileNotDeleted = "FileNotDeleted";
     public const string SyncInProgress = "SyncInProgress";

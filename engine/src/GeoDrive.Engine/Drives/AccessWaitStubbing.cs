@@ -15,14 +15,15 @@ namespace GeoDrive.Engine.Drives;
 /// <param name="policy">The policy in force at the moment of the scan.</param>
 /// <param name="visitCached">Visits the drive's Cached files one at a time, so a scan never holds them all (on a
 /// drive of 100,000 files the list the scan once read weighed tens of MB, once a minute).</param>
-/// <param name="isOpen">Whether a file has a handle open (never stubbed then; its close sets its due time).</param>
+/// <param name="held">Whether a file may not be stubbed now: it has a handle open (its close sets its due time), or a request an
+/// earlier run sent may still write its object (the drive asks for a scan when that grace ends).</param>
 /// <param name="stub">The drive's stubbing of one file, which checks again under the file's lock.</param>
 /// <param name="record">The drive's event log.</param>
 /// <param name="batchSize">How many files one scan stubs at most (the next tick goes on).</param>
 public sealed class AccessWaitStubbing(
     Func<PolicyEvaluator> policy,
     Action<Action<FileEntry>> visitCached,
-    Func<string, bool> isOpen,
+    Func<FileEntry, bool> held,
     Func<string, CancellationToken, Task<FileEntry>> stub,
     Action<DriveEventKind, string?, string, string?> record,
     IClock clock,
@@ -55,9 +56,9 @@ public sealed class AccessWaitStubbing(
         }
     }
 
-    /// <summary>Whether the policy lets a Cached file be stubbed at all: not pinned (by cmdlet or rule), not open, not below minimumSize.</summary>
-    internal static bool MayStub(FileEntry entry, PolicyEvaluator rules, Func<string, bool> isOpen) =>
-        !entry.Pinned && !isOpen(entry.Path) && entry.Size >= rules.MinimumSize && !rules.IsPinned(entry.Path);
+    /// <summary>Whether the policy lets a Cached file be stubbed at all: not pinned (by cmdlet or rule), not held (open), not below minimumSize.</summary>
+    internal static bool MayStub(FileEntry entry, PolicyEvaluator rules, Func<FileEntry, bool> held) =>
+        !entry.Pinned && !held(entry) && entry.Size >= rules.MinimumSize && !rules.IsPinned(entry.Path);
 
     /// <summary>One pass of the tick: stubs what is due, if a scan is due; returns how many files were stubbed.</summary>
     public async Task<int> StubDueAsync(CancellationToken cancellationToken)
@@ -83,7 +84,7 @@ public sealed class AccessWaitStubbing(
         {
             // Pinned and too small stay so until a pin or the policy changes; an open file's close
             // sets its last access, and with it its own due time.
-            if (!MayStub(e, rules, isOpen))
+            if (!MayStub(e, rules, held))
             {
                 return;
             }

@@ -17,14 +17,14 @@ namespace GeoDrive.Engine.Drives;
 /// <param name="volume">The cache volume, measured before the pass and after each stub.</param>
 /// <param name="policy">The policy in force at the moment of the pass.</param>
 /// <param name="visitCached">Visits the drive's Cached files, one at a time (<see cref="GeoDrive.Core.Ports.IFileIndex.VisitByState"/>).</param>
-/// <param name="isOpen">Whether a file has a handle open (never stubbed then).</param>
+/// <param name="held">Whether a file may not be stubbed now (open, or its object may still get an earlier run's late write).</param>
 /// <param name="stub">The drive's stubbing of one file, which checks again under the file's lock.</param>
 /// <param name="record">The drive's event log.</param>
 public sealed class CacheThresholds(
     ICacheVolume volume,
     Func<PolicyEvaluator> policy,
     Action<Action<FileEntry>> visitCached,
-    Func<string, bool> isOpen,
+    Func<FileEntry, bool> held,
     Func<string, CancellationToken, Task<FileEntry>> stub,
     Action<DriveEventKind, string?, string, string?> record)
 {
@@ -112,7 +112,7 @@ public sealed class CacheThresholds(
         long keptBytes = 0;
         visitCached(e =>
         {
-            if (e.Size <= 0 || tried.Contains(e.Path) || !AccessWaitStubbing.MayStub(e, rules, isOpen))
+            if (e.Size <= 0 || tried.Contains(e.Path) || !AccessWaitStubbing.MayStub(e, rules, held))
             {
                 return;
             }

@@ -38,6 +38,13 @@ public sealed partial class DriveEngine
                     $"'{path}' is open; an open file is never stubbed.",
                     "Close the application that uses it and try again.");
             }
+            if (MayStillBeWrittenLate(entry))
+            {
+                var until = _owedChanges.LateWritesLandedUtc;
+                throw new GeoDriveException(ErrorIds.LateWritePossible, ErrorKind.ResourceUnavailable,
+                    $"'{path}' is not stubbed before {until:u}: a request the service sent to the bucket before it last stopped may still write the file's object until then, and a stub would stand for whatever lands.",
+                    $"Nothing to do: the stubbing policy stubs it after {until:u}, or run Invoke-ForceStub again then.");
+            }
 
             var localPath = DataPath(path);
             var local = LocalFile.Read(localPath);
@@ -117,6 +124,17 @@ public sealed partial class DriveEngine
             return entry;
         }
     }
+
+    /// <summary>
+    /// Whether a file may not be stubbed now (the stubbing scans pass it by): it is open, or a request an earlier run sent may
+    /// still write its object (docs/decisions/0040-no-stub-within-the-late-write-grace.md).
+    /// </summary>
+    private bool StubWaits(FileEntry entry) => _open.ContainsKey(entry.Path) || MayStillBeWrittenLate(entry);
+
+    /// <summary>A request an earlier run sent may still write the object the file's stub would stand for, or its own name's key.</summary>
+    private bool MayStillBeWrittenLate(FileEntry entry) =>
+        _owedChanges.AnyMayStillBeWrittenLate
+        && (_owedChanges.MayStillBeWrittenLate(KeyFor(entry.Path)) || (entry.ObjectKey is { } key && _owedChanges.MayStillBeWrittenLate(key)));
 
     private void MarkDirty(FileEntry entry, LocalFile local) => _life.Apply(entry, ApplyChange(entry, local));
 

@@ -83,9 +83,9 @@ public sealed partial class DriveEngine : IAsyncDisposable
         _settler = new OwedChangeSettler(options, store, index, _life, _locks, _uploadLocks, _beingDeleted, _renamed, _owedChanges, () => _policy, () => SiteId,
             CopyFailedAsync, RenamedOntoTakenNameAsync, RescueDisplacedStubAsync, () => _uploads.EndpointAnswered(), _sync.UploadAgainOverLateWriteLocked, Record, ChangeMade);
         _unguarded = new UnguardedUploads(store, WriteProbeKey, (message, remedy) => Record(DriveEventKind.Error, null, $"{message} {remedy}", ErrorIds.UploadsUnguarded));
-        _accessWaits = new AccessWaitStubbing(() => _policy, visit => _index.VisitByState(FileState.Cached, visit), _open.ContainsKey, StubAsync, Record, clock, options.TickBatchSize);
+        _accessWaits = new AccessWaitStubbing(() => _policy, visit => _index.VisitByState(FileState.Cached, visit), StubWaits, StubAsync, Record, clock, options.TickBatchSize);
         _thresholds = new CacheThresholds(options.CacheVolume ?? new FolderVolume(options.CachePath), () => _policy,
-            visit => _index.VisitByState(FileState.Cached, visit), _open.ContainsKey, StubAsync, Record);
+            visit => _index.VisitByState(FileState.Cached, visit), StubWaits, StubAsync, Record);
         // Last: a collection may read the drive as soon as it is tracked.
         Metrics = (options.Meter ?? EngineMeter.Shared).Track(this);
     }
@@ -113,6 +113,8 @@ public sealed partial class DriveEngine : IAsyncDisposable
 
     // Stubbing by access wait: a scan when a Cached file can be due.
     private readonly AccessWaitStubbing _accessWaits;
+    // Set at start while files are held back from stubbing for the late-write grace (StubWaits): the first tick after it scans.
+    private bool _stubScanWhenLateWritesLanded;
 
     // cacheThresholds: stubbing least recently used files while the cache volume is over its threshold.
     private readonly CacheThresholds _thresholds;
@@ -217,6 +219,8 @@ public sealed partial class DriveEngine : IAsyncDisposable
         OwnerOnly.Folder(Options.InternalPath);
         var recovery = new CacheRecovery(Options, _index, _life, _owedChanges, _renamed, () => _policy, _clock, ApplyChange, ConflictPathFor, Record);
         var report = recovery.Run(cancellationToken);
+        // Files held back from stubbing until the earlier run's late writes have landed (StubWaits) are looked at then.
+        _stubScanWhenLateWritesLanded = _owedChanges.AnyMayStillBeWrittenLate;
         Record(DriveEventKind.Service, null, $"Drive started: {report}.");
         return Task.FromResult(report);
     }
@@ -254,6 +258,11 @@ public sealed partial class DriveEngine : IAsyncDisposable
     {
         _recallJobs.StartDue();
         var (uploaded, failed) = await _uploads.TickAsync(cancellationToken);
+        if (_stubScanWhenLateWritesLanded && _clock.UtcNow >= _owedChanges.LateWritesLandedUtc)
+        {
+            _stubScanWhenLateWritesLanded = false;
+            _accessWaits.NeededBy(DateTimeOffset.MinValue);
+        }
         var stubbed = await _accessWaits.StubDueAsync(cancellationToken);
         stubbed += await _thresholds.StubAsync(cancellationToken);
         await BringStubsHomeAsync(cancellationToken);

@@ -165,6 +165,34 @@ internal sealed class OwedBucketChanges
         }
     }
 
+    /// <summary>When the requests an earlier run sent have had the late-write grace to land (this start plus the grace).</summary>
+    public DateTimeOffset LateWritesLandedUtc => _lateWritesLandedUtc;
+
+    /// <summary>
+    /// Whether a request an earlier run sent may still write <paramref name="key"/>: within the grace, a key of
+    /// <see cref="MayBeWrittenLate"/> or of that run's copies and folder markers. A file whose object is such a key is not
+    /// stubbed yet: a late write landing after the stub would stand for the file, whose bytes would then be nowhere.
+    /// </summary>
+    public bool MayStillBeWrittenLate(string key)
+    {
+        lock (_gate)
+        {
+            return _writtenLateMaybe.Count > 0 && _clock.UtcNow < _lateWritesLandedUtc && _writtenLateMaybe.Contains(key);
+        }
+    }
+
+    /// <summary>Whether <see cref="MayStillBeWrittenLate"/> can be true of any key (a scan of many files asks this first).</summary>
+    public bool AnyMayStillBeWrittenLate
+    {
+        get
+        {
+            lock (_gate)
+            {
+                return _writtenLateMaybe.Count > 0 && _clock.UtcNow < _lateWritesLandedUtc;
+            }
+        }
+    }
+
     /// <summary>
     /// Once the late-write grace has passed since start, and only once: the keys an earlier run's copies were to write, where
     /// that run's copy may have been stored after this run's own writes (<see cref="OwedChangeSettler"/> looks at each).
