@@ -404,6 +404,37 @@ public sealed class OwedChangeSettlerTests(S3ServerFixture s3) : IClassFixture<S
         Assert.Equal(["after.bin"], _lateWritesOver);
     }
 
+    /// <summary>
+    /// As above for a file recovery found Dirty or Uploading: the killed run's PUT of it may land after the file's newer
+    /// bytes went up, over them where the server takes no conditions (ADR 0029). Once the grace has passed its key is asked
+    /// once too, so the bucket does not keep the old bytes until someone opens the file; it is not counted as owed meanwhile.
+    /// </summary>
+    [Fact]
+    public async Task The_key_of_a_file_an_earlier_run_was_uploading_is_looked_at_once_when_the_grace_has_passed_and_a_clean_file_there_meets_the_late_PUT()
+    {
+        var first = DriveRig.RandomBytes(2000, 25);
+        Restart();
+        _owed.MayBeWrittenLate("draft.bin");
+        var newer = DriveRig.RandomBytes(3000, 26);
+        var newerTime = DateTimeOffset.UnixEpoch.AddDays(1);
+        var metadata = ObjectLayout.MetadataFor(Convert.ToHexStringLower(SHA256.HashData(newer)), null, newer.Length, newerTime, UnixFileMode.UserRead | UnixFileMode.UserWrite);
+        metadata[ObjectLayout.SiteKey] = ThisSite;
+        var entry = Entry("draft.bin", FileState.Cached, await _rig.Store.PutAsync("draft.bin", new MemoryStream(newer), newer.Length, metadata), newer);
+        entry.ModifiedUtc = newerTime;
+        _rig.Index.Put(entry);
+        await PutFromAsync(ThisSite, "draft.bin", first);
+
+        _rig.Clock.Advance(TimeSpan.FromMinutes(2) - TimeSpan.FromSeconds(1));
+        await Settler().SettleAsync(CancellationToken.None);
+        Assert.Empty(_lateWritesOver);
+        Assert.Equal(0, _owed.Count);
+        _rig.Clock.Advance(TimeSpan.FromSeconds(1));
+        await Settler().SettleAsync(CancellationToken.None);
+        Assert.Equal(["draft.bin"], _lateWritesOver);
+        await Settler().SettleAsync(CancellationToken.None);
+        Assert.Equal(["draft.bin"], _lateWritesOver);
+    }
+
     /// <summary>The real store; a test's moment: the file's recall starts while its copy is in flight (no real part picks that moment).</summary>
     private sealed class RecallDuringCopy(Core.Ports.IObjectStore inner, Action recallStarts) : ForwardingStore(inner)
     {

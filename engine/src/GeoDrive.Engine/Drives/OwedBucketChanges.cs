@@ -123,7 +123,7 @@ internal sealed class OwedBucketChanges
 
     /// <summary>
     /// How many changes are owed (for status and tests), counting each key an earlier run's copy may still write until it
-    /// was looked at (<see cref="TakeLateCopyKeys"/>): nothing owed means the bucket is as the drive says.
+    /// was looked at (<see cref="TakeLateWriteKeys"/>): nothing owed means the bucket is as the drive says.
     /// </summary>
     public int Count
     {
@@ -194,11 +194,13 @@ internal sealed class OwedBucketChanges
     }
 
     /// <summary>
-    /// Once the late-write grace has passed since start, and only once: the keys an earlier run's copies were to write, where
-    /// that run's copy may have been stored after this run's own writes (<see cref="OwedChangeSettler"/> looks at each).
-    /// Empty before then, and after. Asked at every tick, it also lets go of <see cref="MayBeWrittenLate"/>'s keys then.
+    /// Once the late-write grace has passed since start, and only once: the keys an earlier run's copies were to write, and
+    /// those of the files it may have been uploading (<see cref="MayBeWrittenLate"/>), where that run's request may have been
+    /// stored after this run's own writes: a copy names nothing it may replace, and a PUT to a server that takes no
+    /// conditions neither (<see cref="OwedChangeSettler"/> looks at each). Empty before then, and after. Asked at every
+    /// tick, it also lets go of <see cref="MayBeWrittenLate"/>'s keys then.
     /// </summary>
-    public IReadOnlyList<string> TakeLateCopyKeys()
+    public IReadOnlyList<string> TakeLateWriteKeys()
     {
         lock (_gate)
         {
@@ -206,19 +208,18 @@ internal sealed class OwedBucketChanges
             {
                 return [];
             }
+            var keys = _lateCopyKeys is { } copies
+                ? [.. copies.Union(_writtenLateMaybe.Where(k => !k.EndsWith('/')), StringComparer.Ordinal)]
+                : new List<string>();
             // Past the grace these keys say nothing any more (a drive that started with many files Dirty kept them all).
             _writtenLateMaybe.Clear();
-            if (_lateCopyKeys is not { } keys)
-            {
-                return [];
-            }
             _lateCopyKeys = null;
             return keys;
         }
     }
 
-    /// <summary>Keys of <see cref="TakeLateCopyKeys"/> not looked at (the endpoint did not answer): taken again at the next tick.</summary>
-    public void LookAtLateCopiesAgain(IEnumerable<string> keys)
+    /// <summary>Keys of <see cref="TakeLateWriteKeys"/> not looked at (the endpoint did not answer): taken again at the next tick.</summary>
+    public void LookAtLateWritesAgain(IEnumerable<string> keys)
     {
         lock (_gate)
         {

@@ -49,7 +49,7 @@ internal sealed class OwedChangeSettler(
 {
     public async Task<int> SettleAsync(CancellationToken cancellationToken)
     {
-        await LookAtLateCopiesAsync(cancellationToken);
+        await LookAtLateWritesAsync(cancellationToken);
         var deleted = 0;
         // A settled copy owes its old key's delete: a second pass takes it in the same tick.
         for (var pass = 0; pass < 2; pass++)
@@ -208,14 +208,15 @@ internal sealed class OwedChangeSettler(
     }
 
     /// <summary>
-    /// Once the late-write grace has passed: the keys an earlier run's copies were to write. A copy names nothing it may
-    /// replace, so one the dead run sent may have been stored after this run copied again and the file's newer bytes went
-    /// up; a clean file whose key then holds that older write of this site's goes up again at once, rather than at its
-    /// next open (ADR 0039), so the bucket and the other sites do not keep the old bytes meanwhile.
+    /// Once the late-write grace has passed: the keys an earlier run's copies were to write, and its uploads'. A copy names
+    /// nothing it may replace (nor does a PUT to a server that takes no conditions), so one the dead run sent may have been
+    /// stored after this run's own write and the file's newer bytes went up; a clean file whose key then holds that older
+    /// write of this site's goes up again at once, rather than at its next open (ADR 0039), so the bucket and the other
+    /// sites do not keep the old bytes meanwhile.
     /// </summary>
-    private async Task LookAtLateCopiesAsync(CancellationToken cancellationToken)
+    private async Task LookAtLateWritesAsync(CancellationToken cancellationToken)
     {
-        var keys = owed.TakeLateCopyKeys();
+        var keys = owed.TakeLateWriteKeys();
         for (var i = 0; i < keys.Count; i++)
         {
             if (OwnPathOf(keys[i]) is not { } path)
@@ -235,7 +236,7 @@ internal sealed class OwedChangeSettler(
             }
             catch (GeoDriveException ex) when (ex.ErrorId == ErrorIds.EndpointUnreachable)
             {
-                owed.LookAtLateCopiesAgain(keys.Skip(i));
+                owed.LookAtLateWritesAgain(keys.Skip(i));
                 return;
             }
             catch (GeoDriveException ex)
