@@ -58,7 +58,7 @@ public abstract class FileActionCmdlet : DrivePathCmdlet
     private static ErrorKind KindOf(string errorId) => errorId switch
     {
         ErrorIds.FileNotFound or ErrorIds.DriveNotFound or ErrorIds.ObjectNotFound => ErrorKind.ObjectNotFound,
-        ErrorIds.FileBusy or ErrorIds.DriveNotMounted => ErrorKind.ResourceUnavailable,
+        ErrorIds.FileBusy or ErrorIds.LateWritePossible or ErrorIds.DriveNotMounted => ErrorKind.ResourceUnavailable,
         ErrorIds.FileNotUploaded or ErrorIds.FileExcluded or ErrorIds.RecallDenied => ErrorKind.InvalidOperation,
         ErrorIds.AccessDenied or ErrorIds.CredentialsRejected => ErrorKind.PermissionDenied,
         ErrorIds.EndpointUnreachable => ErrorKind.ConnectionError,
