@@ -276,7 +276,7 @@ public sealed class CrashTests(S3ServerFixture s3) : IAsyncLifetime
 
         _service.Kill();
         // Long enough for what follows to happen within it on a slow day: the restarted service looks at the key once it passed.
-        _service.Environment[ServiceProcess.LateWriteGraceVariable] = "20s";
+        _service.Environment[ServiceProcess.LateWriteGraceVariable] = "30s";
         using (proxy.RefuseWhile(head => head.StartsWith("DELETE ", StringComparison.Ordinal) && head.Contains("a.bin", StringComparison.Ordinal)))
         {
             await _service.StartAsync();
