@@ -176,6 +176,12 @@ internal sealed class OwedChangeSettler(
                 owed.Done(change);
                 return lateWrite;
             }
+            if (renamed.LeftVersion(key) is { } known && await store.HeadAsync(key, cancellationToken) is { } there
+                && there.Metadata.GetValueOrDefault(ObjectLayout.SiteKey) != siteId() && !ObjectLayout.SameETag(there.ETag, known))
+            {
+                KeepAnotherSitesVersion(change, path);
+                return false;
+            }
             await store.DeleteAsync(key, cancellationToken);
             if (!owed.MadeOnce(change))
             {
@@ -186,6 +192,22 @@ internal sealed class OwedChangeSettler(
             made(new BucketChangeMade(BucketChangeMadeKind.Delete, key));
             return true;
         }
+    }
+
+    /// <summary>
+    /// The file that left <paramref name="change"/>'s key here (deleted, or renamed away) knew a version there, and the key
+    /// now holds another one, of another site or tool, that this drive never knew: a change made elsewhere to the file
+    /// deleted or renamed here. Deleting it would lose it (and the other site would follow the delete and remove its own
+    /// copy). It stays, and shows here again as that file (docs/decisions/0041-a-delete-here-never-removes-a-change-made-elsewhere.md).
+    /// Without that knowledge (a restart in between) the delete is made as before.
+    /// </summary>
+    private void KeepAnotherSitesVersion(BucketChange change, string? path)
+    {
+        owed.Done(change);
+        renamed.Forget(change.Key);
+        renamed.VersionGone(change.Key);
+        Record(DriveEventKind.Conflict, path ?? change.Key,
+            $"Not deleted from the bucket: '{change.Key}' holds a version another site or tool wrote that this drive never knew, changed there while the file was deleted or renamed away here. Both are kept: it shows here again under its name.");
     }
 
     /// <summary>

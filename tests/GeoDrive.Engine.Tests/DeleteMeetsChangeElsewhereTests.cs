@@ -1,0 +1,112 @@
+using GeoDrive.Core.Model;
+using GeoDrive.TestSupport;
+
+namespace GeoDrive.Engine.Tests;
+
+/// <summary>
+/// Two sites on one bucket (two engines, each with its own cache, index and site id): a file deleted or renamed away at one
+/// site while the other changed it. The change made elsewhere is never deleted: before, the delete removed it from the bucket,
+/// the other site followed the delete and removed its own copy, and the change was gone everywhere.
+/// </summary>
+public sealed class DeleteMeetsChangeElsewhereTests(S3ServerFixture s3) : IClassFixture<S3ServerFixture>
+{
+    private const string Policy = """
+        apiVersion: geodrive/v1
+        kind: CloudDrivePolicy
+        metadata: { name: two-sites }
+        spec:
+          stubbing: { enabled: true, accessWait: 1h }
+          upload: { settle: 0s, updateWait: 0s }
+        """;
+
+    private static async Task SettleAsync(DriveRig rig)
+    {
+        for (var i = 0; i < 3; i++)
+        {
+            await rig.Engine.TickAsync();
+            await rig.Engine.WhenUploadsIdleAsync();
+        }
+    }
+
+    /// <summary>Site A wrote f.bin, site B read it and then changed it; A has not heard of the change. Returns both versions.</summary>
+    private static async Task<(byte[] First, byte[] Changed)> ChangedElsewhereAsync(DriveRig a, DriveRig b)
+    {
+        var first = DriveRig.RandomBytes(5_000, 1);
+        await a.WriteAsync("f.bin", first);
+        await SettleAsync(a);
+        await b.Engine.BeforeEnumerateAsync("", b.Caller);
+        Assert.Equal(first, await b.ReadAsync("f.bin"));
+        var changed = DriveRig.RandomBytes(6_000, 2);
+        await b.WriteAsync("f.bin", changed);
+        await SettleAsync(b);
+        Assert.Equal(changed, await b.ObjectBytesAsync("f.bin"));
+        return (first, changed);
+    }
+
+    /// <summary>B looks at the bucket again (a listing, then an open) and reads its file.</summary>
+    private static async Task<byte[]> ReadAtBAsync(DriveRig b)
+    {
+        b.Clock.Advance(TimeSpan.FromMinutes(5));
+        await b.Engine.BeforeEnumerateAsync("", b.Caller);
+        return await b.ReadAsync("f.bin");
+    }
+
+    [Fact]
+    public async Task A_file_renamed_away_here_while_another_site_changed_it_keeps_the_change_under_the_old_name()
+    {
+        await using var a = new DriveRig(s3, Policy);
+        await using var b = new DriveRig(s3, Policy, bucket: a.Bucket);
+        var (first, changed) = await ChangedElsewhereAsync(a, b);
+
+        File.Move(a.Local("f.bin"), a.Local("g.bin"));
+        a.Engine.Renamed("f.bin", "g.bin", a.Caller, isDirectory: false);
+        await SettleAsync(a);
+
+        Assert.Equal(changed, await a.ObjectBytesAsync("f.bin"));
+        Assert.Equal(first, await a.ObjectBytesAsync("g.bin"));
+        Assert.Equal(changed, await ReadAtBAsync(b));
+        Assert.Contains(a.Engine.ReadEvents(kind: DriveEventKind.Conflict), e => e.Path == "f.bin" && e.Message.Contains("Not deleted", StringComparison.Ordinal));
+        await a.Engine.BeforeEnumerateAsync("", a.Caller);
+        Assert.Equal(changed, await a.ReadAsync("f.bin"));
+        Assert.Equal(first, await a.ReadAsync("g.bin"));
+        Assert.Equal(0, a.Engine.OwedBucketChangeCount);
+    }
+
+    [Fact]
+    public async Task A_file_deleted_here_while_another_site_changed_it_keeps_the_change()
+    {
+        await using var a = new DriveRig(s3, Policy);
+        await using var b = new DriveRig(s3, Policy, bucket: a.Bucket);
+        var (_, changed) = await ChangedElsewhereAsync(a, b);
+
+        File.Delete(a.Local("f.bin"));
+        a.Engine.Deleted("f.bin", a.Caller, isDirectory: false);
+        await SettleAsync(a);
+
+        Assert.Equal(changed, await a.ObjectBytesAsync("f.bin"));
+        Assert.Equal(changed, await ReadAtBAsync(b));
+        Assert.Equal(0, a.Engine.OwedBucketChangeCount);
+    }
+
+    [Fact]
+    public async Task A_file_deleted_here_that_nobody_changed_elsewhere_is_deleted_at_both_sites()
+    {
+        await using var a = new DriveRig(s3, Policy);
+        await using var b = new DriveRig(s3, Policy, bucket: a.Bucket);
+        var first = DriveRig.RandomBytes(5_000, 3);
+        await a.WriteAsync("f.bin", first);
+        await SettleAsync(a);
+        await b.Engine.BeforeEnumerateAsync("", b.Caller);
+        Assert.Equal(first, await b.ReadAsync("f.bin"));
+
+        File.Delete(b.Local("f.bin"));
+        b.Engine.Deleted("f.bin", b.Caller, isDirectory: false);
+        await SettleAsync(b);
+
+        Assert.Null(await a.Store.HeadAsync("f.bin"));
+        Assert.Empty(b.Engine.ReadEvents(kind: DriveEventKind.Conflict));
+        a.Clock.Advance(TimeSpan.FromMinutes(5));
+        await a.Engine.BeforeEnumerateAsync("", a.Caller);
+        Assert.Null(a.Engine.GetFile("f.bin"));
+    }
+}
