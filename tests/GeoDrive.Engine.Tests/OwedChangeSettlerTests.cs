@@ -385,23 +385,35 @@ public sealed class OwedChangeSettlerTests(S3ServerFixture s3) : IClassFixture<S
         Assert.Equal("after.bin", _rig.Index.Get("after.bin")!.ObjectKey);
 
         // The file's newer bytes went up; then the dead run's copy lands: the first bytes, this site's, with their older time.
-        var newer = DriveRig.RandomBytes(3000, 24);
+        await NewerUploadThenLateWriteAsync("after.bin", first, 24);
+
+        await AssertLookedAtOnceWhenTheGracePassedAsync("after.bin");
+    }
+
+    /// <summary>A Cached file's newer bytes (this site's, a day after the epoch) in the bucket and its entry; then <paramref name="older"/> lands over them, as this site wrote it.</summary>
+    private async Task NewerUploadThenLateWriteAsync(string path, byte[] older, int seed)
+    {
+        var newer = DriveRig.RandomBytes(3000, seed);
         var newerTime = DateTimeOffset.UnixEpoch.AddDays(1);
         var metadata = ObjectLayout.MetadataFor(Convert.ToHexStringLower(SHA256.HashData(newer)), null, newer.Length, newerTime, UnixFileMode.UserRead | UnixFileMode.UserWrite);
         metadata[ObjectLayout.SiteKey] = ThisSite;
-        var entry = Entry("after.bin", FileState.Cached, await _rig.Store.PutAsync("after.bin", new MemoryStream(newer), newer.Length, metadata), newer);
+        var entry = Entry(path, FileState.Cached, await _rig.Store.PutAsync(path, new MemoryStream(newer), newer.Length, metadata), newer);
         entry.ModifiedUtc = newerTime;
         _rig.Index.Put(entry);
-        await PutFromAsync(ThisSite, "after.bin", first);
+        await PutFromAsync(ThisSite, path, older);
+    }
 
+    /// <summary>Nothing is looked at, nor counted as owed, until the 2-minute grace has passed; then <paramref name="path"/> is, once.</summary>
+    private async Task AssertLookedAtOnceWhenTheGracePassedAsync(string path)
+    {
         _rig.Clock.Advance(TimeSpan.FromMinutes(2) - TimeSpan.FromSeconds(1));
         await Settler().SettleAsync(CancellationToken.None);
         Assert.Empty(_lateWritesOver);
         _rig.Clock.Advance(TimeSpan.FromSeconds(1));
         await Settler().SettleAsync(CancellationToken.None);
-        Assert.Equal(["after.bin"], _lateWritesOver);
+        Assert.Equal([path], _lateWritesOver);
         await Settler().SettleAsync(CancellationToken.None);
-        Assert.Equal(["after.bin"], _lateWritesOver);
+        Assert.Equal([path], _lateWritesOver);
     }
 
     /// <summary>
@@ -415,24 +427,10 @@ public sealed class OwedChangeSettlerTests(S3ServerFixture s3) : IClassFixture<S
         var first = DriveRig.RandomBytes(2000, 25);
         Restart();
         _owed.MayBeWrittenLate("draft.bin");
-        var newer = DriveRig.RandomBytes(3000, 26);
-        var newerTime = DateTimeOffset.UnixEpoch.AddDays(1);
-        var metadata = ObjectLayout.MetadataFor(Convert.ToHexStringLower(SHA256.HashData(newer)), null, newer.Length, newerTime, UnixFileMode.UserRead | UnixFileMode.UserWrite);
-        metadata[ObjectLayout.SiteKey] = ThisSite;
-        var entry = Entry("draft.bin", FileState.Cached, await _rig.Store.PutAsync("draft.bin", new MemoryStream(newer), newer.Length, metadata), newer);
-        entry.ModifiedUtc = newerTime;
-        _rig.Index.Put(entry);
-        await PutFromAsync(ThisSite, "draft.bin", first);
+        await NewerUploadThenLateWriteAsync("draft.bin", first, 26);
 
-        _rig.Clock.Advance(TimeSpan.FromMinutes(2) - TimeSpan.FromSeconds(1));
-        await Settler().SettleAsync(CancellationToken.None);
-        Assert.Empty(_lateWritesOver);
         Assert.Equal(0, _owed.Count);
-        _rig.Clock.Advance(TimeSpan.FromSeconds(1));
-        await Settler().SettleAsync(CancellationToken.None);
-        Assert.Equal(["draft.bin"], _lateWritesOver);
-        await Settler().SettleAsync(CancellationToken.None);
-        Assert.Equal(["draft.bin"], _lateWritesOver);
+        await AssertLookedAtOnceWhenTheGracePassedAsync("draft.bin");
     }
 
     /// <summary>The real store; a test's moment: the file's recall starts while its copy is in flight (no real part picks that moment).</summary>
