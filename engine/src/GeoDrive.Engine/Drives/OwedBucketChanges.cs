@@ -36,7 +36,8 @@ internal sealed class OwedBucketChanges
     // Changes journaled by an earlier run.
     private readonly HashSet<long> _inherited = [];
     private readonly DateTimeOffset _lateWritesLandedUtc;
-    // Keys an earlier run's copies were to write (a copy names nothing it may replace): looked at once the grace has passed.
+    // Keys an earlier run's copies were to write (a copy names nothing it may replace): looked at once the grace has passed,
+    // with its uploads' (TakeLateWriteKeys); after that, the keys not looked at yet (the endpoint did not answer).
     private List<string>? _lateCopyKeys = [];
     // Keys a request an earlier run sent may still write (its uploads, copies and folder markers in flight): a delete owed for
     // one within the grace is made as one that earlier run owed (MadeOnce).
