@@ -89,6 +89,58 @@ public sealed class DeleteMeetsChangeElsewhereTests(S3ServerFixture s3) : IClass
     }
 
     [Fact]
+    public async Task A_stub_renamed_here_while_another_site_changed_it_follows_the_change_to_its_new_name()
+    {
+        await using var a = new DriveRig(s3, Policy);
+        await using var b = new DriveRig(s3, Policy, bucket: a.Bucket);
+        var first = DriveRig.RandomBytes(5_000, 4);
+        await a.WriteAsync("f.bin", first);
+        await SettleAsync(a);
+        await a.Engine.StubAsync("f.bin");
+        await b.Engine.BeforeEnumerateAsync("", b.Caller);
+        Assert.Equal(first, await b.ReadAsync("f.bin"));
+        var changed = DriveRig.RandomBytes(6_000, 5);
+        await b.WriteAsync("f.bin", changed);
+        await SettleAsync(b);
+
+        File.Move(a.Local("f.bin"), a.Local("g.bin"));
+        a.Engine.Renamed("f.bin", "g.bin", a.Caller, isDirectory: false);
+        await SettleAsync(a);
+
+        Assert.Equal(changed, await a.ReadAsync("g.bin"));
+        Assert.Equal(changed, await a.ObjectBytesAsync("g.bin"));
+        Assert.Null(await a.Store.HeadAsync("f.bin"));
+        Assert.Equal(0, a.Engine.OwedBucketChangeCount);
+        b.Clock.Advance(TimeSpan.FromMinutes(5));
+        await b.Engine.BeforeEnumerateAsync("", b.Caller);
+        Assert.Equal(changed, await b.ReadAsync("g.bin"));
+    }
+
+    [Fact]
+    public async Task A_stub_renamed_here_while_another_site_deleted_it_follows_the_delete()
+    {
+        await using var a = new DriveRig(s3, Policy);
+        await using var b = new DriveRig(s3, Policy, bucket: a.Bucket);
+        await a.WriteAsync("f.bin", DriveRig.RandomBytes(5_000, 6));
+        await SettleAsync(a);
+        await a.Engine.StubAsync("f.bin");
+        await b.Engine.BeforeEnumerateAsync("", b.Caller);
+        File.Delete(b.Local("f.bin"));
+        b.Engine.Deleted("f.bin", b.Caller, isDirectory: false);
+        await SettleAsync(b);
+
+        File.Move(a.Local("f.bin"), a.Local("g.bin"));
+        a.Engine.Renamed("f.bin", "g.bin", a.Caller, isDirectory: false);
+        await SettleAsync(a);
+
+        Assert.Null(a.Engine.GetFile("g.bin"));
+        Assert.False(File.Exists(a.Local("g.bin")));
+        Assert.Null(await a.Store.HeadAsync("g.bin"));
+        Assert.Empty(a.Engine.ReadEvents(kind: DriveEventKind.Error));
+        Assert.Equal(0, a.Engine.OwedBucketChangeCount);
+    }
+
+    [Fact]
     public async Task A_file_deleted_here_that_nobody_changed_elsewhere_is_deleted_at_both_sites()
     {
         await using var a = new DriveRig(s3, Policy);

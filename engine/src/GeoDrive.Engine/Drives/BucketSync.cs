@@ -462,7 +462,7 @@ internal sealed class BucketSync(
         && !isRecalling(entry.Path);
 
     /// <summary>Removes a clean file deleted in the bucket (path lock held): the index first, then the cache file.</summary>
-    private void RemoveDeletedRemotelyLocked(FileEntry entry)
+    public void RemoveDeletedRemotelyLocked(FileEntry entry)
     {
         life.Forget(entry.Path);
         try

@@ -67,7 +67,7 @@ public sealed partial class DriveEngine : IAsyncDisposable
         _clock = clock;
         _logger = logger ?? NullLogger.Instance;
         _renamed = new RenamedKeys(index.Get, KeyFor);
-        _owedChanges = new OwedBucketChanges(index as IBucketJournal ?? new InMemoryBucketJournal(), clock, options.MaxRetryDelay, options.LateWriteGrace);
+        _owedChanges = new OwedBucketChanges(index as IBucketJournal ?? new InMemoryBucketJournal(), clock, options.MaxRetryDelay, options.LateWriteGrace, _renamed.LeftVersion);
         PolicyLoadedUtc = clock.UtcNow;
         _recallJobs = new RecallJobScheduler(
             new RecallJobDrive(options.Name, () => _policy, () => _index.FindByState(FileState.Stubbed), (path, ct) => RecallAsync(path, ct), Record, options.TimeZone),
@@ -361,19 +361,66 @@ public sealed partial class DriveEngine : IAsyncDisposable
     /// <summary>Changes owed to the bucket (its journal) that are due: deletes of old keys, aborts of multipart uploads left open.</summary>
     public int OwedBucketChangeCount => _owedChanges.Count;
 
-    /// <summary>The old object is gone or replaced: a Cached file uploads its own bytes; a stub keeps its stale record and says so.</summary>
+    /// <summary>
+    /// The old object is gone or replaced: a Cached file uploads its own bytes; a stub, whose version no longer exists
+    /// anywhere, follows the bucket at its old key as any clean file does (docs/decisions/0042-a-renamed-stub-follows-its-old-keys-change.md).
+    /// </summary>
     private async Task CopyFailedAsync(string path, string from, GeoDriveException error, CancellationToken cancellationToken)
     {
         using (await _locks.AcquireAsync(path, cancellationToken))
         {
-            if (_index.Get(path) is { State: FileState.Cached } cached && cached.ObjectKey == from && LocalFile.Read(LocalPath(path)) is { } local)
+            var entry = _index.Get(path);
+            if (entry is { State: FileState.Cached } cached && cached.ObjectKey == from && LocalFile.Read(LocalPath(path)) is { } local)
             {
                 _life.Apply(cached, ApplyChange(cached, local));
                 _uploads.QueueIfDue(cached);
                 return;
             }
+            if (entry is { State: FileState.Stubbed } stub && stub.ObjectKey == from && await StubFollowedItsOldKeyLocked(stub, from, cancellationToken))
+            {
+                return;
+            }
         }
         Record(DriveEventKind.Error, path, $"The renamed file's object could not be copied to its new name: {error.Message}", error.ErrorId);
+    }
+
+    /// <summary>
+    /// A renamed stub's copy found its version replaced or deleted at the old key (another site changed or deleted the file
+    /// before this drive heard of it; path lock held). Its bytes exist nowhere else, so the stub follows the bucket as a clean
+    /// file does: it stands for the newer version, which its copy, owed again, takes to the new name (the old key's delete may
+    /// then remove that version: it is the one the file left there); or, the object gone, the stub goes as the delete's follower.
+    /// False when the bucket could not be asked (the copy failure is then reported and the stub kept).
+    /// </summary>
+    private async Task<bool> StubFollowedItsOldKeyLocked(FileEntry stub, string from, CancellationToken cancellationToken)
+    {
+        ObjectInfo? head;
+        try
+        {
+            head = await _store.HeadAsync(from, cancellationToken);
+        }
+        catch (GeoDriveException ex)
+        {
+            _logger.LogWarning("{Drive}: '{Path}' (renamed, its copy refused) could not be checked against the bucket: {Message}", Name, stub.Path, ex.Message);
+            return false;
+        }
+        if (head is null)
+        {
+            _renamed.Release(from, stub.Path);
+            _renamed.Forget(from);
+            _renamed.VersionGone(from);
+            _sync.RemoveDeletedRemotelyLocked(stub);
+            return true;
+        }
+        if (ObjectLayout.IsSameVersion(stub, head))
+        {
+            return false;
+        }
+        _sync.FollowNewerVersionLocked(stub, head, from);
+        _renamed.Left(from, head.ETag);
+        _owedChanges.OweCopies([(from, KeyFor(stub.Path))]);
+        Record(DriveEventKind.Sync, stub.Path,
+            $"Another site changed the file before its rename here reached the bucket: the stub now stands for that version ({ByteSize.Format(stub.Size)}), which is copied to the new name.");
+        return true;
     }
 
     /// <summary>
