@@ -88,6 +88,38 @@ public sealed class DeleteMeetsChangeElsewhereTests(S3ServerFixture s3) : IClass
         Assert.Equal(0, a.Engine.OwedBucketChangeCount);
     }
 
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public async Task A_file_deleted_or_renamed_away_here_while_another_site_changed_it_keeps_the_change_across_a_restart(bool renamedAway)
+    {
+        await using var a = new DriveRig(s3, Policy);
+        await using var b = new DriveRig(s3, Policy, bucket: a.Bucket);
+        var (_, changed) = await ChangedElsewhereAsync(a, b);
+
+        if (renamedAway)
+        {
+            File.Move(a.Local("f.bin"), a.Local("g.bin"));
+            a.Engine.Renamed("f.bin", "g.bin", a.Caller, isDirectory: false);
+            await a.Engine.TickAsync();
+            await a.Engine.WhenUploadsIdleAsync();
+        }
+        else
+        {
+            File.Delete(a.Local("f.bin"));
+            a.Engine.Deleted("f.bin", a.Caller, isDirectory: false);
+        }
+        Assert.Equal(changed, await a.ObjectBytesAsync("f.bin"));
+        await a.RestartAsync();
+        await SettleAsync(a);
+        await a.PassLateWriteGraceAsync();
+        await SettleAsync(a);
+
+        Assert.Equal(changed, await a.ObjectBytesAsync("f.bin"));
+        Assert.Equal(changed, await ReadAtBAsync(b));
+        Assert.Equal(0, a.Engine.OwedBucketChangeCount);
+    }
+
     [Fact]
     public async Task A_stub_renamed_here_while_another_site_changed_it_follows_the_change_to_its_new_name()
     {

@@ -42,6 +42,13 @@ public sealed class BucketChange
     /// <summary>For <see cref="BucketChangeKind.CopyObject"/>: the old key the object is copied from (<see cref="Key"/> is the new one).</summary>
     public string? SourceKey { get; set; }
 
+    /// <summary>
+    /// For <see cref="BucketChangeKind.DeleteObject"/>: the version (ETag) the file that left the key here knew there, when
+    /// known. Another site's other version found there is a change made elsewhere and is not deleted, after a restart too
+    /// (docs/decisions/0041-a-delete-here-never-removes-a-change-made-elsewhere.md).
+    /// </summary>
+    public string? KnownETag { get; set; }
+
     /// <summary>The multipart upload's id, for <see cref="BucketChangeKind.AbortMultipartUpload"/>.</summary>
     public string? UploadId { get; set; }
 

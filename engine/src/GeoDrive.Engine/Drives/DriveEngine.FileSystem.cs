@@ -343,7 +343,9 @@ public sealed partial class DriveEngine : IDriveFileSystem
         try
         {
             // Journaled first, in one durable write, before the delete is acknowledged: a crash from here on
-            // still deletes the objects, and the files never come back from the bucket as stubs.
+            // still deletes the objects, and the files never come back from the bucket as stubs. Each with the version
+            // the file knew under its name (ForgetDeleted), so another site's change found there later is kept (ADR 0041).
+            goners.ForEach(RememberVersionReplaced);
             _owedChanges.OweDeletes(goners.SelectMany(KeysOf));
             ForgetDeleted(path, goners);
         }
@@ -357,6 +359,18 @@ public sealed partial class DriveEngine : IDriveFileSystem
     }
 
     /// <summary>Each deleted file's entry goes under its lock (a stub, upload or recall of it ends first), then one event.</summary>
+    /// <summary>
+    /// A file written under a deleted file's name before the delete lands replaces the version the deleted file knew there
+    /// (the user replaced that file): no conflict with it. The same version is journaled with the key's delete.
+    /// </summary>
+    private void RememberVersionReplaced(FileEntry deleted)
+    {
+        if (deleted.ObjectKey is { } key && key == KeyFor(deleted.Path))
+        {
+            _renamed.ReplacedAt(key, deleted.ETag);
+        }
+    }
+
     private void ForgetDeleted(string path, List<FileEntry> goners)
     {
         var gone = 0;
@@ -370,14 +384,9 @@ public sealed partial class DriveEngine : IDriveFileSystem
                 {
                     continue;
                 }
+                RememberVersionReplaced(entry);
                 // Changed since the journal was written (an upload landed meanwhile): owed too.
                 _owedChanges.OweDeletes(KeysOf(entry));
-                if (entry.ObjectKey == KeyFor(entry.Path))
-                {
-                    // A file written under the name before the delete lands replaces the version the deleted file knew
-                    // there (the user replaced that file): no conflict with it.
-                    _renamed.ReplacedAt(entry.ObjectKey, entry.ETag);
-                }
                 _life.Forget(entry.Path);
                 _open.TryRemove(entry.Path, out _);
                 Recalls.Move(entry.Path, null);

@@ -42,11 +42,14 @@ internal sealed class OwedBucketChanges
     // Keys a request an earlier run sent may still write (its uploads, copies and folder markers in flight): a delete owed for
     // one within the grace is made as one that earlier run owed (MadeOnce).
     private readonly HashSet<string> _writtenLateMaybe = new(StringComparer.Ordinal);
+    private readonly Func<string, string?> _knownVersionOf;
 
     /// <param name="lateWriteGrace">How long after this start a request an earlier run sent may still land (<see cref="DriveEngineOptions.LateWriteGrace"/>).</param>
-    public OwedBucketChanges(IBucketJournal journal, IClock clock, TimeSpan maxRetryDelay, TimeSpan lateWriteGrace = default)
+    /// <param name="knownVersionOf">The version a file that left a key here knew there (<see cref="RenamedKeys.LeftVersion"/>), journaled with the key's delete.</param>
+    public OwedBucketChanges(IBucketJournal journal, IClock clock, TimeSpan maxRetryDelay, TimeSpan lateWriteGrace = default, Func<string, string?>? knownVersionOf = null)
     {
         _journal = journal;
+        _knownVersionOf = knownVersionOf ?? (static _ => null);
         _clock = clock;
         _maxRetryDelay = maxRetryDelay;
         _lateWritesLandedUtc = clock.UtcNow + lateWriteGrace;
@@ -137,13 +140,16 @@ internal sealed class OwedBucketChanges
         }
     }
 
-    /// <summary>Journals deletes of <paramref name="keys"/> (one durable write), skipping keys whose delete is owed already.</summary>
+    /// <summary>
+    /// Journals deletes of <paramref name="keys"/> (one durable write), each with the version the file that left it knew
+    /// there, skipping keys whose delete is owed already.
+    /// </summary>
     /// <param name="afterEarlierRun">Owed for a change an earlier run made or began: a request it sent may still land under the keys (<see cref="MadeOnce"/>).</param>
     public void OweDeletes(IEnumerable<string> keys, bool afterEarlierRun = false)
     {
         var now = _clock.UtcNow;
         var changes = keys.Distinct(StringComparer.Ordinal).Where(k => !_deletes.ContainsKey(k))
-            .Select(k => new BucketChange { Kind = BucketChangeKind.DeleteObject, Key = k, CreatedUtc = now })
+            .Select(k => new BucketChange { Kind = BucketChangeKind.DeleteObject, Key = k, KnownETag = _knownVersionOf(k), CreatedUtc = now })
             .ToList();
         Journal(changes);
         lock (_gate)

@@ -176,7 +176,7 @@ internal sealed class OwedChangeSettler(
                 owed.Done(change);
                 return lateWrite;
             }
-            if (renamed.LeftVersion(key) is { } known && await store.HeadAsync(key, cancellationToken) is { } there
+            if ((renamed.LeftVersion(key) ?? change.KnownETag) is { } known && await store.HeadAsync(key, cancellationToken) is { } there
                 && there.Metadata.GetValueOrDefault(ObjectLayout.SiteKey) != siteId() && !ObjectLayout.SameETag(there.ETag, known))
             {
                 KeepAnotherSitesVersion(change, path);
@@ -199,7 +199,7 @@ internal sealed class OwedChangeSettler(
     /// now holds another one, of another site or tool, that this drive never knew: a change made elsewhere to the file
     /// deleted or renamed here. Deleting it would lose it (and the other site would follow the delete and remove its own
     /// copy). It stays, and shows here again as that file (docs/decisions/0041-a-delete-here-never-removes-a-change-made-elsewhere.md).
-    /// Without that knowledge (a restart in between) the delete is made as before.
+    /// The version known is kept with the journaled delete, so a restart in between keeps the rule.
     /// </summary>
     private void KeepAnotherSitesVersion(BucketChange change, string? path)
     {

@@ -18,6 +18,7 @@ internal static class BucketChangeDocument
         };
         if (change.UploadId is not null) doc["uploadId"] = change.UploadId;
         if (change.SourceKey is not null) doc["source"] = change.SourceKey;
+        if (change.KnownETag is not null) doc["known"] = change.KnownETag;
         if (change.NextAttemptUtc is { } next) doc["next"] = Ticks.From(next);
         if (change.LastError is not null) doc["lastError"] = change.LastError;
         return doc;
@@ -30,6 +31,7 @@ internal static class BucketChangeDocument
         Key = doc["key"].AsString,
         UploadId = doc["uploadId"].IsNull ? null : doc["uploadId"].AsString,
         SourceKey = doc["source"].IsNull ? null : doc["source"].AsString,
+        KnownETag = doc["known"].IsNull ? null : doc["known"].AsString,
         CreatedUtc = Ticks.To(doc["created"].AsInt64),
         Attempts = doc["attempts"].AsInt32,
         NextAttemptUtc = doc["next"].IsNull ? null : Ticks.To(doc["next"].AsInt64),
