@@ -172,6 +172,43 @@ public sealed class DeleteMeetsChangeElsewhereTests(S3ServerFixture s3) : IClass
         Assert.Equal(0, a.Engine.OwedBucketChangeCount);
     }
 
+    /// <summary>
+    /// A file new here, not uploaded yet, renamed away or deleted while another site wrote its own new file under the same
+    /// name: this drive owes a delete of the name's key (an upload of its own may have been on its way), which removed the
+    /// other site's file, and that site followed the delete (two-site random test, seed 821331865).
+    /// </summary>
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public async Task A_new_file_here_deleted_or_renamed_away_before_its_upload_never_deletes_another_sites_file_of_that_name(bool renamedAway)
+    {
+        await using var a = new DriveRig(s3, Policy.Replace("settle: 0s", "settle: 1h", StringComparison.Ordinal));
+        await using var b = new DriveRig(s3, Policy, bucket: a.Bucket);
+        await a.WriteAsync("f.bin", DriveRig.RandomBytes(4_000, 7));
+        var theirs = DriveRig.RandomBytes(5_000, 8);
+        await b.WriteAsync("f.bin", theirs);
+        await SettleAsync(b);
+
+        if (renamedAway)
+        {
+            File.Move(a.Local("f.bin"), a.Local("g.bin"));
+            a.Engine.Renamed("f.bin", "g.bin", a.Caller, isDirectory: false);
+        }
+        else
+        {
+            File.Delete(a.Local("f.bin"));
+            a.Engine.Deleted("f.bin", a.Caller, isDirectory: false);
+        }
+        await SettleAsync(a);
+
+        Assert.Equal(theirs, await a.ObjectBytesAsync("f.bin"));
+        Assert.Equal(theirs, await ReadAtBAsync(b));
+        a.Clock.Advance(TimeSpan.FromMinutes(5));
+        await a.Engine.BeforeEnumerateAsync("", a.Caller);
+        Assert.Equal(theirs, await a.ReadAsync("f.bin"));
+        Assert.Equal(0, a.Engine.OwedBucketChangeCount);
+    }
+
     [Fact]
     public async Task A_file_deleted_here_that_nobody_changed_elsewhere_is_deleted_at_both_sites()
     {

@@ -61,9 +61,13 @@ public sealed class OwedChangeSettlerTests(S3ServerFixture s3) : IClassFixture<S
     // Clean files the settler found under an older write of this site's (each goes up again; BucketSyncTests has the rule).
     private readonly List<string> _lateWritesOver = [];
 
-    private async Task<ObjectInfo> PutAsync(string key, byte[] bytes) =>
-        await _rig.Store.PutAsync(key, new MemoryStream(bytes), bytes.Length,
-            ObjectLayout.MetadataFor(Convert.ToHexStringLower(SHA256.HashData(bytes)), null, bytes.Length, DateTimeOffset.UnixEpoch, UnixFileMode.UserRead | UnixFileMode.UserWrite));
+    /// <summary>An object as this drive's upload writes it (<paramref name="site"/>: another site's).</summary>
+    private async Task<ObjectInfo> PutAsync(string key, byte[] bytes, string site = ThisSite)
+    {
+        var metadata = ObjectLayout.MetadataFor(Convert.ToHexStringLower(SHA256.HashData(bytes)), null, bytes.Length, DateTimeOffset.UnixEpoch, UnixFileMode.UserRead | UnixFileMode.UserWrite);
+        metadata[ObjectLayout.SiteKey] = site;
+        return await _rig.Store.PutAsync(key, new MemoryStream(bytes), bytes.Length, metadata);
+    }
 
     /// <summary>A Cached file uploaded under <paramref name="from"/> and renamed to <paramref name="to"/>: its entry, and its copy owed.</summary>
     private async Task<byte[]> CachedFileRenamedAsync(string from, string to, int seed)
@@ -162,7 +166,7 @@ public sealed class OwedChangeSettlerTests(S3ServerFixture s3) : IClassFixture<S
     {
         var bytes = await CachedFileRenamedAsync("x.bin", "y.bin", 7);
         var theirs = DriveRig.RandomBytes(1000, 8);
-        await PutAsync("y.bin", theirs);
+        await PutAsync("y.bin", theirs, site: "another-site");
 
         await Settler().SettleAsync(CancellationToken.None);
 
