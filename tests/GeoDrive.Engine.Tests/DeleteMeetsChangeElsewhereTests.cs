@@ -173,6 +173,38 @@ public sealed class DeleteMeetsChangeElsewhereTests(S3ServerFixture s3) : IClass
     }
 
     /// <summary>
+    /// A stub renamed here onto a name another site has just written a file under, while that site deleted the stub's own
+    /// object: its bytes were to come home from the old key before both were kept, and that recall failed at every tick for
+    /// good, holding the copy owed (two-site random test, seed 282930557).
+    /// </summary>
+    [Fact]
+    public async Task A_stub_renamed_here_onto_another_sites_new_file_while_that_site_deleted_it_follows_the_delete()
+    {
+        await using var a = new DriveRig(s3, Policy);
+        await using var b = new DriveRig(s3, Policy, bucket: a.Bucket);
+        await b.WriteAsync("f.bin", DriveRig.RandomBytes(5_000, 9));
+        await SettleAsync(b);
+        await b.Engine.StubAsync("f.bin");
+        await a.Engine.BeforeEnumerateAsync("", a.Caller);
+        File.Delete(a.Local("f.bin"));
+        a.Engine.Deleted("f.bin", a.Caller, isDirectory: false);
+        var theirs = DriveRig.RandomBytes(6_000, 10);
+        await a.WriteAsync("g.bin", theirs);
+        await SettleAsync(a);
+
+        File.Move(b.Local("f.bin"), b.Local("g.bin"));
+        b.Engine.Renamed("f.bin", "g.bin", b.Caller, isDirectory: false);
+        await SettleAsync(b);
+
+        Assert.Equal(0, b.Engine.OwedBucketChangeCount);
+        Assert.Equal(theirs, await b.ObjectBytesAsync("g.bin"));
+        b.Clock.Advance(TimeSpan.FromMinutes(5));
+        await b.Engine.BeforeEnumerateAsync("", b.Caller);
+        Assert.Equal(theirs, await b.ReadAsync("g.bin"));
+        Assert.Null(b.Engine.GetFile("f.bin"));
+    }
+
+    /// <summary>
     /// A file new here, not uploaded yet, renamed away or deleted while another site wrote its own new file under the same
     /// name: this drive owes a delete of the name's key (an upload of its own may have been on its way), which removed the
     /// other site's file, and that site followed the delete (two-site random test, seed 821331865).

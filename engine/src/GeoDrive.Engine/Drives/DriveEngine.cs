@@ -376,8 +376,9 @@ public sealed partial class DriveEngine : IAsyncDisposable
                 _uploads.QueueIfDue(cached);
                 return;
             }
-            if (entry is { State: FileState.Stubbed } stub && stub.ObjectKey == from && await StubFollowedItsOldKeyLocked(stub, from, cancellationToken))
+            if (entry is { State: FileState.Stubbed } stub && stub.ObjectKey == from && await StubFollowedItsOldKeyLocked(stub, from, cancellationToken) != Followed.No)
             {
+                _owedChanges.OweCopies([(from, KeyFor(path))]);
                 return;
             }
         }
@@ -389,9 +390,9 @@ public sealed partial class DriveEngine : IAsyncDisposable
     /// before this drive heard of it; path lock held). Its bytes exist nowhere else, so the stub follows the bucket as a clean
     /// file does: it stands for the newer version, which its copy, owed again, takes to the new name (the old key's delete may
     /// then remove that version: it is the one the file left there); or, the object gone, the stub goes as the delete's follower.
-    /// False when the bucket could not be asked (the copy failure is then reported and the stub kept).
+    /// No when the bucket could not be asked, or holds the stub's own version there (the failure is then reported and the stub kept).
     /// </summary>
-    private async Task<bool> StubFollowedItsOldKeyLocked(FileEntry stub, string from, CancellationToken cancellationToken)
+    private async Task<Followed> StubFollowedItsOldKeyLocked(FileEntry stub, string from, CancellationToken cancellationToken)
     {
         ObjectInfo? head;
         try
@@ -400,8 +401,8 @@ public sealed partial class DriveEngine : IAsyncDisposable
         }
         catch (GeoDriveException ex)
         {
-            _logger.LogWarning("{Drive}: '{Path}' (renamed, its copy refused) could not be checked against the bucket: {Message}", Name, stub.Path, ex.Message);
-            return false;
+            _logger.LogWarning("{Drive}: '{Path}' (renamed, its old key's object refused) could not be checked against the bucket: {Message}", Name, stub.Path, ex.Message);
+            return Followed.No;
         }
         if (head is null)
         {
@@ -409,18 +410,48 @@ public sealed partial class DriveEngine : IAsyncDisposable
             _renamed.Forget(from);
             _renamed.VersionGone(from);
             _sync.RemoveDeletedRemotelyLocked(stub);
-            return true;
+            return Followed.Delete;
         }
         if (ObjectLayout.IsSameVersion(stub, head))
         {
-            return false;
+            return Followed.No;
         }
         _sync.FollowNewerVersionLocked(stub, head, from);
         _renamed.Left(from, head.ETag);
-        _owedChanges.OweCopies([(from, KeyFor(stub.Path))]);
         Record(DriveEventKind.Sync, stub.Path,
-            $"Another site changed the file before its rename here reached the bucket: the stub now stands for that version ({ByteSize.Format(stub.Size)}), which is copied to the new name.");
-        return true;
+            $"Another site changed the file before its rename here reached the bucket: the stub now stands for that version ({ByteSize.Format(stub.Size)}), which goes to the new name.");
+        return Followed.NewerVersion;
+    }
+
+    private enum Followed
+    {
+        No,
+        NewerVersion,
+        Delete,
+    }
+
+    /// <summary>
+    /// Recalls a renamed stub from its old key (path lock held) before something overwrites what it stands for; the old key's
+    /// object replaced or deleted by another site meanwhile, the stub follows that first (<see cref="StubFollowedItsOldKeyLocked"/>)
+    /// and a newer version is recalled. Null when the stub followed a delete (it is gone). Before, the recall failed at every
+    /// tick for good and held up the copy or upload waiting for it (two-site random test, seed 282930557).
+    /// </summary>
+    private async Task<FileEntry?> RecallRenamedStubLockedAsync(FileEntry stub, CancellationToken cancellationToken)
+    {
+        try
+        {
+            return await RecallLockedAsync(stub, cancellationToken);
+        }
+        catch (GeoDriveException ex) when (ex.ErrorId is ErrorIds.ObjectMismatch or ErrorIds.ObjectNotFound
+                                           && _index.Get(stub.Path) is { State: FileState.Stubbed } again && again.ObjectKey is { } from)
+        {
+            var followed = await StubFollowedItsOldKeyLocked(again, from, cancellationToken);
+            if (followed == Followed.No)
+            {
+                throw;
+            }
+            return followed == Followed.Delete ? null : await RecallLockedAsync(again, cancellationToken);
+        }
     }
 
     /// <summary>
@@ -438,7 +469,11 @@ public sealed partial class DriveEngine : IAsyncDisposable
             }
             if (entry.State == FileState.Stubbed)
             {
-                entry = await RecallLockedAsync(entry, cancellationToken);
+                if (await RecallRenamedStubLockedAsync(entry, cancellationToken) is not { } recalled)
+                {
+                    return;
+                }
+                entry = recalled;
             }
             if (LocalFile.Read(LocalPath(path)) is { } local)
             {
@@ -465,9 +500,9 @@ public sealed partial class DriveEngine : IAsyncDisposable
                 {
                     continue;
                 }
-                if (_index.Get(stubPath) is { } stub && stub.ObjectKey == key)
+                if (_index.Get(stubPath) is { } stub && stub.ObjectKey == key && await RecallRenamedStubLockedAsync(stub, cancellationToken) is { } recalled)
                 {
-                    stub = await RecallLockedAsync(stub, cancellationToken);
+                    stub = recalled;
                     if (Files.LocalFile.Read(LocalPath(stubPath)) is { } local)
                     {
                         _life.Apply(stub, ApplyChange(stub, local));
