@@ -121,7 +121,7 @@ public sealed class DeleteMeetsChangeElsewhereTests(S3ServerFixture s3) : IClass
     }
 
     [Fact]
-    public async Task A_stub_renamed_here_while_another_site_changed_it_follows_the_change_to_its_new_name()
+    public async Task A_stub_renamed_here_while_another_site_changed_it_takes_the_change_to_its_new_name_and_leaves_it_under_the_old_one()
     {
         await using var a = new DriveRig(s3, Policy);
         await using var b = new DriveRig(s3, Policy, bucket: a.Bucket);
@@ -141,10 +141,9 @@ public sealed class DeleteMeetsChangeElsewhereTests(S3ServerFixture s3) : IClass
 
         Assert.Equal(changed, await a.ReadAsync("g.bin"));
         Assert.Equal(changed, await a.ObjectBytesAsync("g.bin"));
-        Assert.Null(await a.Store.HeadAsync("f.bin"));
+        Assert.Equal(changed, await a.ObjectBytesAsync("f.bin"));
         Assert.Equal(0, a.Engine.OwedBucketChangeCount);
-        b.Clock.Advance(TimeSpan.FromMinutes(5));
-        await b.Engine.BeforeEnumerateAsync("", b.Caller);
+        Assert.Equal(changed, await ReadAtBAsync(b));
         Assert.Equal(changed, await b.ReadAsync("g.bin"));
     }
 

@@ -387,9 +387,9 @@ public sealed partial class DriveEngine : IAsyncDisposable
 
     /// <summary>
     /// A renamed stub's copy found its version replaced or deleted at the old key (another site changed or deleted the file
-    /// before this drive heard of it; path lock held). Its bytes exist nowhere else, so the stub follows the bucket as a clean
-    /// file does: it stands for the newer version, which its copy, owed again, takes to the new name (the old key's delete may
-    /// then remove that version: it is the one the file left there); or, the object gone, the stub goes as the delete's follower.
+    /// before this drive heard of it; path lock held). Its version exists nowhere any more, so the stub follows the bucket as
+    /// a clean file does: it stands for the newer version, which goes to the new name (the old key keeps it: this drive never
+    /// knew it, ADR 0041); or, the object gone, the stub goes as the delete's follower.
     /// No when the bucket could not be asked, or holds the stub's own version there (the failure is then reported and the stub kept).
     /// </summary>
     private async Task<Followed> StubFollowedItsOldKeyLocked(FileEntry stub, string from, CancellationToken cancellationToken)
@@ -416,10 +416,11 @@ public sealed partial class DriveEngine : IAsyncDisposable
         {
             return Followed.No;
         }
+        // The version the file left at the old key stays the one it knew: the newer one is another site's, kept there too
+        // (ADR 0041), for it may be a file of its own written under that name since.
         _sync.FollowNewerVersionLocked(stub, head, from);
-        _renamed.Left(from, head.ETag);
         Record(DriveEventKind.Sync, stub.Path,
-            $"Another site changed the file before its rename here reached the bucket: the stub now stands for that version ({ByteSize.Format(stub.Size)}), which goes to the new name.");
+            $"Another site wrote '{from}' before this rename reached the bucket, and the stub's version is gone: the stub now stands for that site's version ({ByteSize.Format(stub.Size)}), which goes to the new name and stays under the old one.");
         return Followed.NewerVersion;
     }
 
