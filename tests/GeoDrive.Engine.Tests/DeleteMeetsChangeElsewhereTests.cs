@@ -28,12 +28,19 @@ public sealed class DeleteMeetsChangeElsewhereTests(S3ServerFixture s3) : IClass
         }
     }
 
-    /// <summary>Site A wrote f.bin, site B read it and then changed it; A has not heard of the change. Returns both versions.</summary>
-    private static async Task<(byte[] First, byte[] Changed)> ChangedElsewhereAsync(DriveRig a, DriveRig b)
+    /// <summary>
+    /// Site A wrote f.bin (and stubbed it, when <paramref name="stubbed"/>), site B read it and then changed it; A has not
+    /// heard of the change. Returns both versions.
+    /// </summary>
+    private static async Task<(byte[] First, byte[] Changed)> ChangedElsewhereAsync(DriveRig a, DriveRig b, bool stubbed = false)
     {
         var first = DriveRig.RandomBytes(5_000, 1);
         await a.WriteAsync("f.bin", first);
         await SettleAsync(a);
+        if (stubbed)
+        {
+            await a.Engine.StubAsync("f.bin");
+        }
         await b.Engine.BeforeEnumerateAsync("", b.Caller);
         Assert.Equal(first, await b.ReadAsync("f.bin"));
         var changed = DriveRig.RandomBytes(6_000, 2);
@@ -41,6 +48,21 @@ public sealed class DeleteMeetsChangeElsewhereTests(S3ServerFixture s3) : IClass
         await SettleAsync(b);
         Assert.Equal(changed, await b.ObjectBytesAsync("f.bin"));
         return (first, changed);
+    }
+
+    /// <summary>The user at <paramref name="site"/> renames f.bin to g.bin, or deletes it.</summary>
+    private static void RenameAwayOrDelete(DriveRig site, bool renamedAway)
+    {
+        if (renamedAway)
+        {
+            File.Move(site.Local("f.bin"), site.Local("g.bin"));
+            site.Engine.Renamed("f.bin", "g.bin", site.Caller, isDirectory: false);
+        }
+        else
+        {
+            File.Delete(site.Local("f.bin"));
+            site.Engine.Deleted("f.bin", site.Caller, isDirectory: false);
+        }
     }
 
     /// <summary>B looks at the bucket again (a listing, then an open) and reads its file.</summary>
@@ -58,8 +80,7 @@ public sealed class DeleteMeetsChangeElsewhereTests(S3ServerFixture s3) : IClass
         await using var b = new DriveRig(s3, Policy, bucket: a.Bucket);
         var (first, changed) = await ChangedElsewhereAsync(a, b);
 
-        File.Move(a.Local("f.bin"), a.Local("g.bin"));
-        a.Engine.Renamed("f.bin", "g.bin", a.Caller, isDirectory: false);
+        RenameAwayOrDelete(a, renamedAway: true);
         await SettleAsync(a);
 
         Assert.Equal(changed, await a.ObjectBytesAsync("f.bin"));
@@ -79,8 +100,7 @@ public sealed class DeleteMeetsChangeElsewhereTests(S3ServerFixture s3) : IClass
         await using var b = new DriveRig(s3, Policy, bucket: a.Bucket);
         var (_, changed) = await ChangedElsewhereAsync(a, b);
 
-        File.Delete(a.Local("f.bin"));
-        a.Engine.Deleted("f.bin", a.Caller, isDirectory: false);
+        RenameAwayOrDelete(a, renamedAway: false);
         await SettleAsync(a);
 
         Assert.Equal(changed, await a.ObjectBytesAsync("f.bin"));
@@ -97,17 +117,12 @@ public sealed class DeleteMeetsChangeElsewhereTests(S3ServerFixture s3) : IClass
         await using var b = new DriveRig(s3, Policy, bucket: a.Bucket);
         var (_, changed) = await ChangedElsewhereAsync(a, b);
 
+        RenameAwayOrDelete(a, renamedAway);
         if (renamedAway)
         {
-            File.Move(a.Local("f.bin"), a.Local("g.bin"));
-            a.Engine.Renamed("f.bin", "g.bin", a.Caller, isDirectory: false);
+            // The copy is refused (its source replaced), the file goes up under its new name, the old key's delete is owed.
             await a.Engine.TickAsync();
             await a.Engine.WhenUploadsIdleAsync();
-        }
-        else
-        {
-            File.Delete(a.Local("f.bin"));
-            a.Engine.Deleted("f.bin", a.Caller, isDirectory: false);
         }
         Assert.Equal(changed, await a.ObjectBytesAsync("f.bin"));
         await a.RestartAsync();
@@ -125,18 +140,9 @@ public sealed class DeleteMeetsChangeElsewhereTests(S3ServerFixture s3) : IClass
     {
         await using var a = new DriveRig(s3, Policy);
         await using var b = new DriveRig(s3, Policy, bucket: a.Bucket);
-        var first = DriveRig.RandomBytes(5_000, 4);
-        await a.WriteAsync("f.bin", first);
-        await SettleAsync(a);
-        await a.Engine.StubAsync("f.bin");
-        await b.Engine.BeforeEnumerateAsync("", b.Caller);
-        Assert.Equal(first, await b.ReadAsync("f.bin"));
-        var changed = DriveRig.RandomBytes(6_000, 5);
-        await b.WriteAsync("f.bin", changed);
-        await SettleAsync(b);
+        var (_, changed) = await ChangedElsewhereAsync(a, b, stubbed: true);
 
-        File.Move(a.Local("f.bin"), a.Local("g.bin"));
-        a.Engine.Renamed("f.bin", "g.bin", a.Caller, isDirectory: false);
+        RenameAwayOrDelete(a, renamedAway: true);
         await SettleAsync(a);
 
         Assert.Equal(changed, await a.ReadAsync("g.bin"));
@@ -156,12 +162,10 @@ public sealed class DeleteMeetsChangeElsewhereTests(S3ServerFixture s3) : IClass
         await SettleAsync(a);
         await a.Engine.StubAsync("f.bin");
         await b.Engine.BeforeEnumerateAsync("", b.Caller);
-        File.Delete(b.Local("f.bin"));
-        b.Engine.Deleted("f.bin", b.Caller, isDirectory: false);
+        RenameAwayOrDelete(b, renamedAway: false);
         await SettleAsync(b);
 
-        File.Move(a.Local("f.bin"), a.Local("g.bin"));
-        a.Engine.Renamed("f.bin", "g.bin", a.Caller, isDirectory: false);
+        RenameAwayOrDelete(a, renamedAway: true);
         await SettleAsync(a);
 
         Assert.Null(a.Engine.GetFile("g.bin"));
@@ -185,14 +189,12 @@ public sealed class DeleteMeetsChangeElsewhereTests(S3ServerFixture s3) : IClass
         await SettleAsync(b);
         await b.Engine.StubAsync("f.bin");
         await a.Engine.BeforeEnumerateAsync("", a.Caller);
-        File.Delete(a.Local("f.bin"));
-        a.Engine.Deleted("f.bin", a.Caller, isDirectory: false);
+        RenameAwayOrDelete(a, renamedAway: false);
         var theirs = DriveRig.RandomBytes(6_000, 10);
         await a.WriteAsync("g.bin", theirs);
         await SettleAsync(a);
 
-        File.Move(b.Local("f.bin"), b.Local("g.bin"));
-        b.Engine.Renamed("f.bin", "g.bin", b.Caller, isDirectory: false);
+        RenameAwayOrDelete(b, renamedAway: true);
         await SettleAsync(b);
 
         Assert.Equal(0, b.Engine.OwedBucketChangeCount);
@@ -220,16 +222,7 @@ public sealed class DeleteMeetsChangeElsewhereTests(S3ServerFixture s3) : IClass
         await b.WriteAsync("f.bin", theirs);
         await SettleAsync(b);
 
-        if (renamedAway)
-        {
-            File.Move(a.Local("f.bin"), a.Local("g.bin"));
-            a.Engine.Renamed("f.bin", "g.bin", a.Caller, isDirectory: false);
-        }
-        else
-        {
-            File.Delete(a.Local("f.bin"));
-            a.Engine.Deleted("f.bin", a.Caller, isDirectory: false);
-        }
+        RenameAwayOrDelete(a, renamedAway);
         await SettleAsync(a);
 
         Assert.Equal(theirs, await a.ObjectBytesAsync("f.bin"));
@@ -251,8 +244,7 @@ public sealed class DeleteMeetsChangeElsewhereTests(S3ServerFixture s3) : IClass
         await b.Engine.BeforeEnumerateAsync("", b.Caller);
         Assert.Equal(first, await b.ReadAsync("f.bin"));
 
-        File.Delete(b.Local("f.bin"));
-        b.Engine.Deleted("f.bin", b.Caller, isDirectory: false);
+        RenameAwayOrDelete(b, renamedAway: false);
         await SettleAsync(b);
 
         Assert.Null(await a.Store.HeadAsync("f.bin"));
