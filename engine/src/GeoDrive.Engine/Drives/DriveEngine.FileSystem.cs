@@ -358,7 +358,6 @@ public sealed partial class DriveEngine : IDriveFileSystem
         }
     }
 
-    /// <summary>Each deleted file's entry goes under its lock (a stub, upload or recall of it ends first), then one event.</summary>
     /// <summary>
     /// A file written under a deleted file's name before the delete lands replaces the version the deleted file knew there
     /// (the user replaced that file): no conflict with it. The same version is journaled with the key's delete.
@@ -371,6 +370,7 @@ public sealed partial class DriveEngine : IDriveFileSystem
         }
     }
 
+    /// <summary>Each deleted file's entry goes under its lock (a stub, upload or recall of it ends first), then one event.</summary>
     private void ForgetDeleted(string path, List<FileEntry> goners)
     {
         var gone = 0;

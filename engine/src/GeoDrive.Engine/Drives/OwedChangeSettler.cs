@@ -198,8 +198,9 @@ internal sealed class OwedChangeSettler(
     /// <summary>
     /// The file that left <paramref name="change"/>'s key here (deleted, or renamed away) knew a version there, or none (new
     /// here, never uploaded), and the key now holds another one, of another site or tool, that this drive never knew: a
-    /// change made elsewhere to the file deleted or renamed here, or another site's own new file of that name. Deleting it would lose it (and the other site would follow the delete and remove its own
-    /// copy). It stays, and shows here again as that file (docs/decisions/0041-a-delete-here-never-removes-a-change-made-elsewhere.md).
+    /// change made elsewhere to the file deleted or renamed here, or another site's own new file of that name. Deleting it
+    /// would lose it (and the other site would follow the delete and remove its own copy). It stays, and shows here again
+    /// as that file (docs/decisions/0041-a-delete-here-never-removes-a-change-made-elsewhere.md).
     /// The version known is kept with the journaled delete, so a restart in between keeps the rule.
     /// </summary>
     private void KeepAnotherSitesVersion(BucketChange change, string? path)
