@@ -153,6 +153,50 @@ public sealed class DeleteMeetsChangeElsewhereTests(S3ServerFixture s3) : IClass
         Assert.Equal(changed, await b.ReadAsync("g.bin"));
     }
 
+    /// <summary>
+    /// The same, opened before the next tick: the open's recall, pinned to the stub's version at its old key, was refused, and
+    /// the open failed (ObjectMismatch) until the tick's copy settled it. The open follows the old key itself now.
+    /// </summary>
+    [Fact]
+    public async Task A_stub_renamed_here_while_another_site_changed_it_opens_with_the_change_before_the_next_tick()
+    {
+        await using var a = new DriveRig(s3, Policy);
+        await using var b = new DriveRig(s3, Policy, bucket: a.Bucket);
+        var (_, changed) = await ChangedElsewhereAsync(a, b, stubbed: true);
+
+        RenameAwayOrDelete(a, renamedAway: true);
+
+        Assert.Equal(changed, await a.ReadAsync("g.bin"));
+        await SettleAsync(a);
+        Assert.Equal(changed, await a.ObjectBytesAsync("g.bin"));
+        Assert.Equal(changed, await a.ObjectBytesAsync("f.bin"));
+        Assert.Equal(0, a.Engine.OwedBucketChangeCount);
+    }
+
+    [Fact]
+    public async Task A_stub_renamed_here_while_another_site_deleted_it_and_opened_before_the_next_tick_is_not_found()
+    {
+        await using var a = new DriveRig(s3, Policy);
+        await using var b = new DriveRig(s3, Policy, bucket: a.Bucket);
+        await a.WriteAsync("f.bin", DriveRig.RandomBytes(5_000, 7));
+        await SettleAsync(a);
+        await a.Engine.StubAsync("f.bin");
+        await b.Engine.BeforeEnumerateAsync("", b.Caller);
+        RenameAwayOrDelete(b, renamedAway: false);
+        await SettleAsync(b);
+
+        RenameAwayOrDelete(a, renamedAway: true);
+
+        var refused = await Assert.ThrowsAsync<GeoDrive.Core.Errors.GeoDriveException>(() => a.ReadAsync("g.bin"));
+        Assert.Equal(GeoDrive.Core.Errors.ErrorIds.FileNotFound, refused.ErrorId);
+        Assert.Null(a.Engine.GetFile("g.bin"));
+        Assert.False(File.Exists(a.Local("g.bin")));
+        await SettleAsync(a);
+        Assert.Null(await a.Store.HeadAsync("g.bin"));
+        Assert.Empty(a.Engine.ReadEvents(kind: DriveEventKind.Error));
+        Assert.Equal(0, a.Engine.OwedBucketChangeCount);
+    }
+
     [Fact]
     public async Task A_stub_renamed_here_while_another_site_deleted_it_follows_the_delete()
     {

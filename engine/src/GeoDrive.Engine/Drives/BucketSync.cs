@@ -262,9 +262,7 @@ internal sealed class BucketSync(
         if (head is null && FollowsRemoteDelete(entry, openElsewhere))
         {
             RemoveDeletedRemotelyLocked(entry);
-            throw new GeoDriveException(ErrorIds.FileNotFound, ErrorKind.ObjectNotFound,
-                $"'{path}' was deleted in the bucket (by another site or tool); its unchanged local copy was removed.",
-                "Restore it from a bucket version if the delete was a mistake.");
+            throw DeletedInBucket(path);
         }
         if (head is null)
         {
@@ -295,6 +293,12 @@ internal sealed class BucketSync(
             : $"The bucket holds a newer version ({ByteSize.Format(entry.Size)}); the stub now stands for it.");
         return entry;
     }
+
+    /// <summary>What an open of a file that followed a delete in the bucket answers.</summary>
+    public static GeoDriveException DeletedInBucket(string path) => new(
+        ErrorIds.FileNotFound, ErrorKind.ObjectNotFound,
+        $"'{path}' was deleted in the bucket (by another site or tool); its unchanged local copy was removed.",
+        "Restore it from a bucket version if the delete was a mistake.");
 
     /// <summary>
     /// Whether a stub's open may let its recall be its fileSync check, one GET where a HEAD and a GET were (issue 13): the

@@ -63,6 +63,12 @@ public sealed partial class DriveEngine
         }
         if (entry.State != FileState.Stubbed || treatment.Recall == RecallAction.Hydrate)
         {
+            if (IsRenamedStub(entry))
+            {
+                // Its copy still owed, its bytes under the old key: recalled whole from there, following another site's change
+                // or delete of that key first.
+                return (await RecallRenamedStubLockedAsync(entry, cancellationToken) ?? throw BucketSync.DeletedInBucket(entry.Path), null);
+            }
             if (streaming && intent == OpenIntent.Read && entry.State == FileState.Stubbed && entry.Size > MultipartThreshold)
             {
                 // Streaming recall: the open returns once the recall has started; each read waits for its range.

@@ -432,16 +432,18 @@ public sealed partial class DriveEngine : IAsyncDisposable
     }
 
     /// <summary>
-    /// Recalls a renamed stub from its old key (path lock held) before something overwrites what it stands for; the old key's
-    /// object replaced or deleted by another site meanwhile, the stub follows that first (<see cref="StubFollowedItsOldKeyLocked"/>)
-    /// and a newer version is recalled. Null when the stub followed a delete (it is gone). Before, the recall failed at every
-    /// tick for good and held up the copy or upload waiting for it (two-site random test, seed 282930557).
+    /// Recalls a renamed stub from its old key (path lock held): before something overwrites what it stands for, or when it is
+    /// opened. The old key's object replaced or deleted by another site meanwhile, the stub follows that first
+    /// (<see cref="StubFollowedItsOldKeyLocked"/>) and a newer version is recalled. Null when the stub followed a delete (it is
+    /// gone). Before, the recall failed at every tick for good and held up the copy or upload waiting for it (two-site random
+    /// test, seed 282930557), and an open failed with ObjectMismatch until the tick's copy had settled it.
     /// </summary>
     private async Task<FileEntry?> RecallRenamedStubLockedAsync(FileEntry stub, CancellationToken cancellationToken)
     {
         try
         {
-            return await RecallLockedAsync(stub, cancellationToken);
+            // A check as an open's recall is: a refusal is followed below, not an error of its own.
+            return (await RecallAnsweredLockedAsync(stub, asCheck: true, cancellationToken)).Entry;
         }
         catch (GeoDriveException ex) when (ex.ErrorId is ErrorIds.ObjectMismatch or ErrorIds.ObjectNotFound
                                            && _index.Get(stub.Path) is { State: FileState.Stubbed } again && again.ObjectKey is { } from)
@@ -449,11 +451,16 @@ public sealed partial class DriveEngine : IAsyncDisposable
             var followed = await StubFollowedItsOldKeyLocked(again, from, cancellationToken);
             if (followed == Followed.No)
             {
+                again.LastError = ex.Message;
+                Record(DriveEventKind.Error, again.Path, $"Recall failed: {ex.Message}", ex.ErrorId);
                 throw;
             }
             return followed == Followed.Delete ? null : await RecallLockedAsync(again, cancellationToken);
         }
     }
+
+    private bool IsRenamedStub(FileEntry entry) =>
+        entry is { State: FileState.Stubbed, ObjectKey: { } key } && !ObjectLayout.IsOwnKey(Options.Prefix, key, entry.Path, Options.CaseInsensitive);
 
     /// <summary>
     /// A renamed clean file's new name holds another site's version this drive never knew (docs/architecture.md, the
