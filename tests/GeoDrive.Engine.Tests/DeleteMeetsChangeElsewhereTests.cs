@@ -277,6 +277,79 @@ public sealed class DeleteMeetsChangeElsewhereTests(S3ServerFixture s3) : IClass
         Assert.Equal(0, a.Engine.OwedBucketChangeCount);
     }
 
+    /// <summary>
+    /// A wrote f.bin again while B's change was on its way: A's upload met B's version, kept A's bytes as a conflict copy and
+    /// made f.bin a stub of B's version, which nobody here has opened. Returns B's version and A's.
+    /// </summary>
+    private static async Task<(byte[] Theirs, byte[] Mine)> ConflictKeptBothAsync(DriveRig a, DriveRig b)
+    {
+        var (_, changed) = await ChangedElsewhereAsync(a, b);
+        var mine = DriveRig.RandomBytes(7_000, 3);
+        await a.WriteAsync("f.bin", mine);
+        await SettleAsync(a);
+        Assert.Contains(a.Engine.ReadEvents(kind: DriveEventKind.Conflict), e => e.Path == "f.bin");
+        Assert.Equal(FileState.Stubbed, a.Engine.GetFile("f.bin")!.State);
+        return (changed, mine);
+    }
+
+    /// <summary>
+    /// The user here deletes or overwrites f.bin, aiming at the file they wrote (a command issued as the conflict swapped it,
+    /// or on the name alone): the version a conflict put under the name, never opened here, is not replaced in the bucket.
+    /// Before, the delete removed B's version (B followed it: lost everywhere) and the overwrite went over it.
+    /// </summary>
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public async Task A_stub_a_conflict_made_of_another_sites_version_deleted_or_overwritten_here_unopened_keeps_that_version(bool overwritten)
+    {
+        await using var a = new DriveRig(s3, Policy);
+        await using var b = new DriveRig(s3, Policy, bucket: a.Bucket);
+        var (theirs, mine) = await ConflictKeptBothAsync(a, b);
+        var again = DriveRig.RandomBytes(8_000, 4);
+
+        if (overwritten)
+        {
+            await a.WriteAsync("f.bin", again);
+        }
+        else
+        {
+            RenameAwayOrDelete(a, renamedAway: false);
+        }
+        await SettleAsync(a);
+
+        Assert.Equal(theirs, await a.ObjectBytesAsync("f.bin"));
+        Assert.Equal(theirs, await ReadAtBAsync(b));
+        var copies = a.Engine.FindFiles("*").Select(e => e.Path).Where(p => p.StartsWith("f (conflict ", StringComparison.Ordinal)).ToList();
+        var copied = new List<byte[]?>();
+        foreach (var copy in copies)
+        {
+            copied.Add(await a.ObjectBytesAsync(copy));
+        }
+        Assert.Contains(copied, c => c is not null && c.AsSpan().SequenceEqual(mine));
+        if (overwritten)
+        {
+            Assert.Contains(copied, c => c is not null && c.AsSpan().SequenceEqual(again));
+        }
+        Assert.Equal(0, a.Engine.OwedBucketChangeCount);
+    }
+
+    [Fact]
+    public async Task A_stub_a_conflict_made_deleted_here_after_an_open_is_deleted_at_both_sites()
+    {
+        await using var a = new DriveRig(s3, Policy);
+        await using var b = new DriveRig(s3, Policy, bucket: a.Bucket);
+        var (theirs, _) = await ConflictKeptBothAsync(a, b);
+        Assert.Equal(theirs, await a.ReadAsync("f.bin"));
+
+        RenameAwayOrDelete(a, renamedAway: false);
+        await SettleAsync(a);
+
+        Assert.Null(await a.Store.HeadAsync("f.bin"));
+        b.Clock.Advance(TimeSpan.FromMinutes(5));
+        await b.Engine.BeforeEnumerateAsync("", b.Caller);
+        Assert.Null(b.Engine.GetFile("f.bin"));
+    }
+
     [Fact]
     public async Task A_file_deleted_here_that_nobody_changed_elsewhere_is_deleted_at_both_sites()
     {

@@ -35,6 +35,7 @@ internal static class Samples
         ETag = "\"3858f62230ac3c915f300c664312c63f-2\"",
         VersionId = "3/L4kqtJlcpXroDTDmJ+rmSpXd3dIbrHY+MTRCxf3vjVBH40Nr8X8gdRQBpUMLUo",
         ReplacesETag = "\"0cc175b9c0f1b6a831c399e269772661\"",
+        UnseenETag = "\"e1faffb3e614e6c2fba74296962386b7\"",
         FailedAttempts = 3,
         NextAttemptUtc = new DateTimeOffset(2026, 1, 1, 0, 0, 0, TimeSpan.FromHours(5.5)).AddTicks(3),
         LastError = "ObjectMismatch: ETag changed during upload",

@@ -53,6 +53,16 @@ public sealed class FileEntry
     /// </summary>
     public string? ReplacesETag { get; set; }
 
+    /// <summary>
+    /// The version (ETag) a conflict made this file a stub of (another site's, under its own name), until the file is opened
+    /// here: nobody here has seen it, so a delete, overwrite or rename onto it here is aimed at the file the user wrote, now
+    /// the conflict copy, and does not replace that version in the bucket (docs/decisions/0043-a-conflicts-stub-is-unseen-until-opened.md).
+    /// </summary>
+    public string? UnseenETag { get; set; }
+
+    /// <summary>The version of its object this file stands for knowingly: <see cref="ETag"/>, unless that is <see cref="UnseenETag"/>.</summary>
+    public string? SeenETag => UnseenETag is not null && string.Equals(UnseenETag, ETag, StringComparison.Ordinal) ? null : ETag;
+
     public int FailedAttempts { get; set; }
     public DateTimeOffset? NextAttemptUtc { get; set; }
     public string? LastError { get; set; }

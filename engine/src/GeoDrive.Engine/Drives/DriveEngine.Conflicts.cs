@@ -77,6 +77,7 @@ public sealed partial class DriveEngine
             // Otherwise a renamed file's old key, which its upload under the conflict name deletes once verified
             // (dropped here, that object stayed in the bucket for good: soak seed 356002439).
             mine.Checksum = null;
+            mine.UnseenETag = null;
             mine.DirtySinceUtc = _clock.UtcNow;
             mine.FailedAttempts = 0;
             mine.NextAttemptUtc = null;
@@ -90,6 +91,8 @@ public sealed partial class DriveEngine
             entry.ETag = current.ETag;
             entry.VersionId = current.VersionId;
             entry.ObjectKey = key;
+            // Put here by the conflict, unseen: a delete or overwrite arriving now is aimed at the bytes just moved aside.
+            entry.UnseenETag = current.ETag;
             entry.DirtySinceUtc = null;
             entry.LastError = null;
             _life.Apply(entry, FileChange.KeptBoth);

@@ -164,6 +164,13 @@ public sealed partial class DriveEngine : IDriveFileSystem
             try
             {
                 (entry, var decision) = await OpenUnderProcessRuleAsync(entry, caller, intent, openElsewhere, streaming, cancellationToken);
+                if (entry.UnseenETag is not null && decision != OpenDecision.Deny)
+                {
+                    // The version a conflict put here is in front of the user now: replacing it here is knowing (ADR 0043).
+                    // Not waited for: lost in a crash, the file only counts as unseen again.
+                    entry.UnseenETag = null;
+                    _life.Save(entry, deferred: true);
+                }
                 if (decision is { } answered)
                 {
                     return answered;
@@ -360,13 +367,26 @@ public sealed partial class DriveEngine : IDriveFileSystem
 
     /// <summary>
     /// A file written under a deleted file's name before the delete lands replaces the version the deleted file knew there
-    /// (the user replaced that file): no conflict with it. The same version is journaled with the key's delete.
+    /// (the user replaced that file): no conflict with it. The same version is journaled with the key's delete. A version a
+    /// conflict put there unseen is not known (ADR 0043): the delete keeps it.
     /// </summary>
     private void RememberVersionReplaced(FileEntry deleted)
     {
         if (deleted.ObjectKey is { } key && key == KeyFor(deleted.Path))
         {
-            _renamed.ReplacedAt(key, deleted.ETag);
+            RememberVersionReplaced(key, deleted);
+        }
+    }
+
+    private void RememberVersionReplaced(string key, FileEntry replaced)
+    {
+        if (replaced.SeenETag is { } seen)
+        {
+            _renamed.ReplacedAt(key, seen);
+        }
+        else
+        {
+            _renamed.VersionGone(key);
         }
     }
 
@@ -456,8 +476,8 @@ public sealed partial class DriveEngine : IDriveFileSystem
                 else
                 {
                     // Its own name's key is the incoming file's to overwrite, the version it knew there included.
-                    _renamed.ReplacedAt(replacedKey, replaced.ETag);
-                    replacedVersion = replaced.ETag;
+                    RememberVersionReplaced(replacedKey, replaced);
+                    replacedVersion = replaced.SeenETag;
                 }
             }
             // Recalled files still to be flushed are, before they move (or are replaced): what waits is known by its name (ADR 0031).
@@ -495,9 +515,11 @@ public sealed partial class DriveEngine : IDriveFileSystem
                     // the one a file renamed away from that name left there (soak seeds 1715731933, 424208148: kept in memory only,
                     // it was lost in a restart and the user's replacement became a conflict).
                     var replaces = replacedVersion ?? _renamed.LeftVersion(KeyFor(path));
-                    if (entry.ReplacesETag != replaces)
+                    if (entry.ReplacesETag != replaces || entry.UnseenETag is not null)
                     {
                         entry.ReplacesETag = replaces;
+                        // A conflict's stub renamed is a file the user has acted on as that file (ADR 0043): unseen no more.
+                        entry.UnseenETag = null;
                         _life.Save(entry);
                     }
                     var movedAt = entry.Generation;

@@ -93,7 +93,8 @@ public sealed partial class DriveEngine
             // The version of the key this file last knew (uploaded, recalled or synced), or, for a file renamed onto
             // the name, the version the file it replaced there knew (kept in its entry), or the one the file renamed away from it knew (its bytes are safe: rescued below, or copied):
             // another one there now is a conflict.
-            knownETag = entry.ObjectKey == key ? entry.ETag : entry.ReplacesETag ?? _renamed.LeftVersion(key);
+            // A version a conflict put under the name unseen is none it knew (ADR 0043): an overwrite meets it as a conflict.
+            knownETag = entry.ObjectKey == key ? entry.SeenETag : entry.ReplacesETag ?? _renamed.LeftVersion(key);
             neverUploaded = entry.ObjectKey is null;
         }
         var started = Stopwatch.GetTimestamp();

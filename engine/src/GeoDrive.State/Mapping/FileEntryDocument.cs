@@ -33,6 +33,7 @@ internal static class FileEntryDocument
         SetIfNotNull(doc, "etag", entry.ETag);
         SetIfNotNull(doc, "versionId", entry.VersionId);
         SetIfNotNull(doc, "replacesEtag", entry.ReplacesETag);
+        SetIfNotNull(doc, "unseenEtag", entry.UnseenETag);
         SetIfNotNull(doc, "nextAttempt", Ticks.From(entry.NextAttemptUtc));
         SetIfNotNull(doc, "lastError", entry.LastError);
         return doc;
@@ -55,6 +56,7 @@ internal static class FileEntryDocument
         ETag = StringOrNull(doc["etag"]),
         VersionId = StringOrNull(doc["versionId"]),
         ReplacesETag = StringOrNull(doc["replacesEtag"]),
+        UnseenETag = StringOrNull(doc["unseenEtag"]),
         FailedAttempts = doc["failedAttempts"].AsInt32,
         NextAttemptUtc = Ticks.ToNullable(doc["nextAttempt"]),
         LastError = StringOrNull(doc["lastError"]),
