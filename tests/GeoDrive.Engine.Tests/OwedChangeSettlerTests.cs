@@ -441,9 +441,9 @@ public sealed class OwedChangeSettlerTests(S3ServerFixture s3) : IClassFixture<S
     private sealed class RecallDuringCopy(Core.Ports.IObjectStore inner, Action recallStarts) : ForwardingStore(inner)
     {
         public override async Task<ObjectInfo> CopyAsync(string sourceKey, string destinationKey, ObjectVersion expected, IReadOnlyDictionary<string, string>? metadata,
-            Core.Ports.IMultipartObserver? observer, CancellationToken cancellationToken = default)
+            Core.Ports.IMultipartObserver? observer, PutCondition replacing = default, CancellationToken cancellationToken = default)
         {
-            var copied = await base.CopyAsync(sourceKey, destinationKey, expected, metadata, observer, cancellationToken);
+            var copied = await base.CopyAsync(sourceKey, destinationKey, expected, metadata, observer, replacing, cancellationToken);
             recallStarts();
             return copied;
         }

@@ -650,9 +650,9 @@ public sealed class ServerSideRenameTests(S3ServerFixture s3) : IClassFixture<S3
         public TaskCompletionSource Release { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
 
         public override async Task<ObjectInfo> CopyAsync(string sourceKey, string destinationKey, ObjectVersion expected,
-            IReadOnlyDictionary<string, string>? metadata, Core.Ports.IMultipartObserver? observer, CancellationToken cancellationToken = default)
+            IReadOnlyDictionary<string, string>? metadata, Core.Ports.IMultipartObserver? observer, PutCondition replacing = default, CancellationToken cancellationToken = default)
         {
-            var copied = await Inner.CopyAsync(sourceKey, destinationKey, expected, metadata, observer, cancellationToken);
+            var copied = await Inner.CopyAsync(sourceKey, destinationKey, expected, metadata, observer, replacing, cancellationToken);
             if (Landed.TrySetResult())
             {
                 await Release.Task;

@@ -19,14 +19,7 @@ namespace GeoDrive.Engine.Tests;
 /// </summary>
 public sealed class TwoSiteRandomTests(S3ServerFixture s3, ITestOutputHelper output) : IClassFixture<S3ServerFixture>
 {
-    private const string Policy = """
-        apiVersion: geodrive/v1
-        kind: CloudDrivePolicy
-        metadata: { name: two-sites }
-        spec:
-          stubbing: { enabled: true, accessWait: 1h }
-          upload: { settle: 0s, updateWait: 0s }
-        """;
+    private const string Policy = TwoSites.Policy;
 
     private static readonly string[] Names = ["n0.bin", "n1.bin", "n2.bin", "d/n3.bin", "d/n4.bin"];
 
@@ -243,14 +236,7 @@ public sealed class TwoSiteRandomTests(S3ServerFixture s3, ITestOutputHelper out
             }
         }
 
-        private static async Task SettleAsync(DriveRig site)
-        {
-            for (var i = 0; i < 3; i++)
-            {
-                await site.Engine.TickAsync();
-                await site.Engine.WhenUploadsIdleAsync();
-            }
-        }
+        private static Task SettleAsync(DriveRig site) => TwoSites.SettleAsync(site);
 
         /// <summary>Both sites settle what they owe, pass the late-write grace and look at the bucket again, twice over.</summary>
         private static async Task CatchUpAsync(DriveRig a, DriveRig b)

@@ -52,8 +52,8 @@ public abstract class ForwardingStore(IObjectStore inner) : IObjectStore
     public virtual Task<ObjectInfo?> GetAsync(string key, Stream destination, long offset, long? length, ObjectVersion expected, CancellationToken cancellationToken = default) =>
         inner.GetAsync(key, destination, offset, length, expected, cancellationToken);
 
-    public virtual Task<ObjectInfo> CopyAsync(string sourceKey, string destinationKey, ObjectVersion expected, IReadOnlyDictionary<string, string>? metadata, IMultipartObserver? observer, CancellationToken cancellationToken = default) =>
-        inner.CopyAsync(sourceKey, destinationKey, expected, metadata, observer, cancellationToken);
+    public virtual Task<ObjectInfo> CopyAsync(string sourceKey, string destinationKey, ObjectVersion expected, IReadOnlyDictionary<string, string>? metadata, IMultipartObserver? observer, PutCondition replacing = default, CancellationToken cancellationToken = default) =>
+        inner.CopyAsync(sourceKey, destinationKey, expected, metadata, observer, replacing, cancellationToken);
 
     public virtual IAsyncEnumerable<ObjectInfo> ListAsync(string prefix, bool recursive = true, CancellationToken cancellationToken = default) =>
         inner.ListAsync(prefix, recursive, cancellationToken);
@@ -67,4 +67,6 @@ public abstract class ForwardingStore(IObjectStore inner) : IObjectStore
     public virtual Task<bool?> KeepsVersionsAsync(CancellationToken cancellationToken = default) => inner.KeepsVersionsAsync(cancellationToken);
 
     public virtual Task DeleteAsync(string key, CancellationToken cancellationToken = default) => inner.DeleteAsync(key, cancellationToken);
+
+    public virtual Task DeleteAsync(string key, string etag, CancellationToken cancellationToken = default) => inner.DeleteAsync(key, etag, cancellationToken);
 }

@@ -23,7 +23,13 @@ public sealed partial class S3ObjectStore
             new PutObjectTaggingRequest { BucketName = _options.Bucket, Key = key, Tagging = new Tagging { TagSet = tagSet } }, cancellationToken), cancellationToken);
     }
 
-    public async Task<ObjectInfo> CopyAsync(string sourceKey, string destinationKey, ObjectVersion expected, IReadOnlyDictionary<string, string>? metadata, IMultipartObserver? observer, CancellationToken cancellationToken = default)
+    /// <summary>
+    /// Set once a server answered a copy's condition on its destination with 501: copies go on without one (the engine's look
+    /// at the destination just before still deciding), as PUTs do where conditional writes are refused.
+    /// </summary>
+    public bool CopyConditionsRefused { get; private set; }
+
+    public async Task<ObjectInfo> CopyAsync(string sourceKey, string destinationKey, ObjectVersion expected, IReadOnlyDictionary<string, string>? metadata, IMultipartObserver? observer, PutCondition replacing = default, CancellationToken cancellationToken = default)
     {
         var source = await HeadAsync(sourceKey, cancellationToken) ?? throw new GeoDriveException(ErrorIds.ObjectNotFound, ErrorKind.ObjectNotFound,
             $"The object '{sourceKey}' to copy to '{destinationKey}' is missing from bucket '{_options.Bucket}'.",
@@ -34,26 +40,21 @@ public sealed partial class S3ObjectStore
                 $"The object '{sourceKey}' was replaced in the bucket; it was not copied to '{destinationKey}'.",
                 "Nothing to do: GeoDrive uploads the file's own bytes, or the stub follows the bucket.");
         }
-        if (source.Size > _options.MaxSingleCopySize)
+        var sent = CopyConditionsRefused || ConditionalWritesRefused || (IfMatchRefused && !replacing.KeyFree) ? PutCondition.Any : replacing;
+        try
         {
-            await CopyInPartsAsync(source, destinationKey, expected, metadata ?? source.Metadata, observer, cancellationToken);
+            await CopyOnceAsync(source, destinationKey, expected, metadata, observer, sent, cancellationToken);
         }
-        else
+        catch (GeoDriveException ex) when (ex.ErrorId == ErrorIds.ObjectMismatch && !sent.IsAny)
         {
-            await OnAnyEndpointAsync(destinationKey, client =>
-            {
-                var request = new CopyObjectRequest
-                {
-                    SourceBucket = _options.Bucket,
-                    SourceKey = sourceKey,
-                    DestinationBucket = _options.Bucket,
-                    DestinationKey = destinationKey,
-                    ETagToMatch = string.IsNullOrEmpty(expected.ETag) ? null : expected.ETag,
-                    MetadataDirective = metadata is null ? S3MetadataDirective.COPY : S3MetadataDirective.REPLACE,
-                };
-                ObjectHeaders.Apply(metadata ?? new Dictionary<string, string>(), request.Metadata);
-                return client.CopyObjectAsync(request, cancellationToken);
-            }, cancellationToken);
+            throw new GeoDriveException(ErrorIds.ObjectMismatch, ErrorKind.InvalidData,
+                $"The object '{destinationKey}' in bucket '{_options.Bucket}' was written (by another site or tool) after this copy looked at it, or '{sourceKey}' was replaced: nothing was copied.",
+                "Nothing to do: GeoDrive looks at both again and, when both changed, keeps both versions.", ex);
+        }
+        catch (GeoDriveException ex) when (!sent.IsAny && ex.InnerException is AmazonS3Exception { ErrorCode: "NotImplemented" })
+        {
+            CopyConditionsRefused = true;
+            await CopyOnceAsync(source, destinationKey, expected, metadata, observer, PutCondition.Any, cancellationToken);
         }
         if (metadata is not null)
         {
@@ -66,10 +67,38 @@ public sealed partial class S3ObjectStore
     }
 
     /// <summary>
+    /// One copy, under <paramref name="replacing"/> at the destination: If-None-Match or If-Match on the copy (AWS S3 takes them on a
+    /// copy as on a PUT; Ceph 16 and moto ignore them), or on the completion of a copy in parts.
+    /// </summary>
+    private async Task CopyOnceAsync(ObjectInfo source, string destinationKey, ObjectVersion expected, IReadOnlyDictionary<string, string>? metadata, IMultipartObserver? observer, PutCondition replacing, CancellationToken cancellationToken)
+    {
+        if (source.Size > _options.MaxSingleCopySize)
+        {
+            await CopyInPartsAsync(source, destinationKey, expected, metadata ?? source.Metadata, observer, cancellationToken, replacing: replacing);
+            return;
+        }
+        await OnAnyEndpointAsync(destinationKey, client =>
+        {
+            var request = new CopyObjectRequest
+            {
+                SourceBucket = _options.Bucket,
+                SourceKey = source.Key,
+                DestinationBucket = _options.Bucket,
+                DestinationKey = destinationKey,
+                ETagToMatch = string.IsNullOrEmpty(expected.ETag) ? null : expected.ETag,
+                MetadataDirective = metadata is null ? S3MetadataDirective.COPY : S3MetadataDirective.REPLACE,
+            };
+            Condition(replacing, etag => request.IfMatch = etag, () => request.IfNoneMatch = "*");
+            ObjectHeaders.Apply(metadata ?? new Dictionary<string, string>(), request.Metadata);
+            return client.CopyObjectAsync(request, cancellationToken);
+        }, cancellationToken);
+    }
+
+    /// <summary>
     /// Above 5 GiB: a multipart upload whose parts are ranges copied from the source (version <paramref name="sourceVersionId"/>
     /// when given, else the current one), pinned to its ETag; aborted on failure.
     /// </summary>
-    private async Task CopyInPartsAsync(ObjectInfo source, string destinationKey, ObjectVersion expected, IReadOnlyDictionary<string, string> metadata, IMultipartObserver? observer, CancellationToken cancellationToken, string? sourceVersionId = null)
+    private async Task CopyInPartsAsync(ObjectInfo source, string destinationKey, ObjectVersion expected, IReadOnlyDictionary<string, string> metadata, IMultipartObserver? observer, CancellationToken cancellationToken, string? sourceVersionId = null, PutCondition replacing = default)
     {
         var uploadId = await InitiateAsync(destinationKey, metadata, observer, cancellationToken);
         try
@@ -96,13 +125,18 @@ public sealed partial class S3ObjectStore
                 }, cancellationToken), cancellationToken);
                 etags.Add(new PartETag(partNumber, part.ETag));
             }
-            await OnAnyEndpointWithRetriesAsync(destinationKey, client => client.CompleteMultipartUploadAsync(new CompleteMultipartUploadRequest
+            await OnAnyEndpointWithRetriesAsync(destinationKey, client =>
             {
-                BucketName = _options.Bucket,
-                Key = destinationKey,
-                UploadId = uploadId,
-                PartETags = etags,
-            }, cancellationToken), cancellationToken);
+                var complete = new CompleteMultipartUploadRequest
+                {
+                    BucketName = _options.Bucket,
+                    Key = destinationKey,
+                    UploadId = uploadId,
+                    PartETags = etags,
+                };
+                Condition(replacing, etag => complete.IfMatch = etag, () => complete.IfNoneMatch = "*");
+                return client.CompleteMultipartUploadAsync(complete, cancellationToken);
+            }, cancellationToken);
             observer?.Ended(uploadId);
         }
         catch

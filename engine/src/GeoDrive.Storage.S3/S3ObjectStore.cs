@@ -346,6 +346,39 @@ public sealed partial class S3ObjectStore : IObjectStore, IEndpointHealth, IDisp
     public Task DeleteAsync(string key, CancellationToken cancellationToken = default) =>
         OnAnyEndpointAsync(key, client => client.DeleteObjectAsync(new DeleteObjectRequest { BucketName = _options.Bucket, Key = key }, cancellationToken), cancellationToken);
 
+    /// <summary>Set once a server answered a conditional DELETE with 501: deletes go on without the condition (the engine's look just before still deciding).</summary>
+    public bool ConditionalDeletesRefused { get; private set; }
+
+    public async Task DeleteAsync(string key, string etag, CancellationToken cancellationToken = default)
+    {
+        if (ConditionalDeletesRefused)
+        {
+            await DeleteAsync(key, cancellationToken);
+            return;
+        }
+        try
+        {
+            // Unquoted, as a PUT's If-Match (Condition).
+            await OnAnyEndpointAsync(key, client => client.DeleteObjectAsync(
+                new DeleteObjectRequest { BucketName = _options.Bucket, Key = key, IfMatch = etag.Trim('"') }, cancellationToken), cancellationToken);
+        }
+        catch (GeoDriveException ex) when (ex.ErrorId == ErrorIds.ObjectMismatch)
+        {
+            throw new GeoDriveException(ErrorIds.ObjectMismatch, ErrorKind.InvalidData,
+                $"The object '{key}' in bucket '{_options.Bucket}' was written (by another site or tool) after this drive looked at it: it was not deleted.",
+                "Nothing to do: GeoDrive looks again and keeps a change made elsewhere.", ex);
+        }
+        catch (GeoDriveException ex) when (ex.ErrorId == ErrorIds.ObjectNotFound)
+        {
+            // Deleted meanwhile (AWS S3 answers If-Match on a free key with 404): nothing left to delete.
+        }
+        catch (GeoDriveException ex) when (ex.InnerException is AmazonS3Exception { ErrorCode: "NotImplemented" })
+        {
+            ConditionalDeletesRefused = true;
+            await DeleteAsync(key, cancellationToken);
+        }
+    }
+
     /// <summary>What the write probe found the server refuses: a PUT for a free key over a taken one, a PUT over a version it did not name.</summary>
     private sealed record ConditionalPuts(bool RefusesTakenKeys, bool RefusesOtherVersions);
 

@@ -62,14 +62,23 @@ public interface IObjectStore
     /// Copies an object inside the bucket (server side) if the source is still <paramref name="expected"/>
     /// (else ObjectMismatch; ObjectNotFound when it is gone), with <paramref name="metadata"/> as its user metadata
     /// (null: the source's). Large objects are copied in parts, followed by <paramref name="observer"/> as an upload is.
-    /// Returns the copy as a HEAD shows it.
+    /// The copy names what it may replace at the destination (<paramref name="replacing"/>), as a PUT does; a server that
+    /// takes a copy's conditions (AWS S3) refuses it over anything else (ObjectMismatch), one that ignores them (Ceph 16,
+    /// moto) copies. Returns the copy as a HEAD shows it.
     /// </summary>
-    Task<ObjectInfo> CopyAsync(string sourceKey, string destinationKey, ObjectVersion expected, IReadOnlyDictionary<string, string>? metadata, IMultipartObserver? observer, CancellationToken cancellationToken = default);
+    Task<ObjectInfo> CopyAsync(string sourceKey, string destinationKey, ObjectVersion expected, IReadOnlyDictionary<string, string>? metadata, IMultipartObserver? observer, PutCondition replacing = default, CancellationToken cancellationToken = default);
 
     /// <summary>Lists objects under a prefix ('/' delimited when <paramref name="recursive"/> is false: only direct children).</summary>
     IAsyncEnumerable<ObjectInfo> ListAsync(string prefix, bool recursive = true, CancellationToken cancellationToken = default);
 
     Task DeleteAsync(string key, CancellationToken cancellationToken = default);
+
+    /// <summary>
+    /// Deletes the key's object only while it is the version with <paramref name="etag"/> (If-Match): a server that takes the
+    /// condition (AWS S3, moto) refuses it over a version written since (ObjectMismatch), one that ignores it (Ceph 16)
+    /// deletes whatever is there. A key that holds nothing is done with.
+    /// </summary>
+    Task DeleteAsync(string key, string etag, CancellationToken cancellationToken = default);
 
     /// <summary>Every version and delete marker of exactly <paramref name="key"/> (not keys below it), newest first.</summary>
     Task<IReadOnlyList<StoredVersion>> ListVersionsAsync(string key, CancellationToken cancellationToken = default) =>

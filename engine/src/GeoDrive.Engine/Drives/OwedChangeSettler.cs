@@ -176,14 +176,24 @@ internal sealed class OwedChangeSettler(
                 owed.Done(change);
                 return lateWrite;
             }
-            if (!key.EndsWith('/') && await store.HeadAsync(key, cancellationToken) is { } there
-                && there.Metadata.GetValueOrDefault(ObjectLayout.SiteKey) != siteId()
+            var there = key.EndsWith('/') ? null : await store.HeadAsync(key, cancellationToken);
+            if (there is not null && there.Metadata.GetValueOrDefault(ObjectLayout.SiteKey) != siteId()
                 && !ObjectLayout.SameETag(there.ETag, renamed.LeftVersion(key) ?? change.KnownETag))
             {
                 KeepAnotherSitesVersion(change, path);
                 return false;
             }
-            await store.DeleteAsync(key, cancellationToken);
+            try
+            {
+                // Only the version just looked at (If-Match): a server that takes a delete's condition (AWS S3, moto) refuses
+                // it over a version written since, one that ignores it (Ceph 16) leaves the window one request long (ADR 0041).
+                await (there is { ETag: { Length: > 0 } etag } ? store.DeleteAsync(key, etag, cancellationToken) : store.DeleteAsync(key, cancellationToken));
+            }
+            catch (GeoDriveException ex) when (ex.ErrorId == ErrorIds.ObjectMismatch)
+            {
+                // Written after the look: owed still, looked at again at the next tick (another site's change is kept then).
+                return false;
+            }
             if (!owed.MadeOnce(change))
             {
                 owed.Done(change);
@@ -390,11 +400,12 @@ internal sealed class OwedChangeSettler(
                 await SettleMovedOnAsync(change, cancellationToken);
                 return;
             }
-            // The copy carries no condition on what it replaces (Ceph 16 takes none on a copy): what the new name
-            // holds is asked first. Another site's version this drive never knew there means both changed, and both are
-            // kept; copied over, it was gone without a word. (Written between this question and the copy, it is still
-            // replaced: the window is one request long.)
-            if (await store.HeadAsync(change.Key, cancellationToken) is { } there && !MayReplace(there, change.Key, entry))
+            // What the new name holds is asked first. Another site's version this drive never knew there means both changed,
+            // and both are kept; copied over, it was gone without a word. The copy then names what it found as what it may
+            // replace: a server that takes a copy's conditions (AWS S3) refuses it over a file written since, and the next
+            // tick asks again. One that ignores them (Ceph 16, moto) still replaces such a file: the window is one request long.
+            var there = await store.HeadAsync(change.Key, cancellationToken);
+            if (there is not null && !MayReplace(there, change.Key, entry))
             {
                 await ontoTakenName(path, from, cancellationToken);
                 owed.Done(change);
@@ -404,10 +415,15 @@ internal sealed class OwedChangeSettler(
             try
             {
                 var multipart = new JournaledMultipart(owed, change.Key, static () => true);
-                copied = await store.CopyAsync(from, change.Key, new ObjectVersion(entry.ETag, entry.VersionId), metadata, multipart, cancellationToken);
+                copied = await store.CopyAsync(from, change.Key, new ObjectVersion(entry.ETag, entry.VersionId), metadata, multipart, PutCondition.Replacing(there), cancellationToken);
             }
             catch (GeoDriveException ex) when (ex.ErrorId is ErrorIds.ObjectMismatch or ErrorIds.ObjectNotFound)
             {
+                if (!ObjectLayout.IsSameObject(await store.HeadAsync(change.Key, cancellationToken), there))
+                {
+                    // The new name changed since the look (the copy's own condition refused it): owed still, looked at again.
+                    return;
+                }
                 owed.Done(change);
                 await copyFailed(path, from, ex, cancellationToken);
                 return;
@@ -518,7 +534,7 @@ internal sealed class OwedChangeSettler(
             try
             {
                 copied = await store.CopyAsync(change.Key, change.Key, new ObjectVersion(entry.ETag, entry.VersionId), metadata,
-                    new JournaledMultipart(owed, change.Key, static () => true), cancellationToken);
+                    new JournaledMultipart(owed, change.Key, static () => true), cancellationToken: cancellationToken);
             }
             catch (GeoDriveException ex) when (ex.ErrorId is ErrorIds.ObjectMismatch or ErrorIds.ObjectNotFound)
             {

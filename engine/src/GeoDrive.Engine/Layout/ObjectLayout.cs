@@ -173,6 +173,12 @@ public static class ObjectLayout
     public static bool SameETag(string? a, string? b) =>
         a is not null && b is not null && string.Equals(a.Trim('"'), b.Trim('"'), StringComparison.OrdinalIgnoreCase);
 
+    /// <summary>Whether two answers about one key show the same object: both none, or the same ETag (and version id, where kept).</summary>
+    public static bool IsSameObject(ObjectInfo? a, ObjectInfo? b) =>
+        a is null || b is null
+            ? a is null && b is null
+            : SameETag(a.ETag, b.ETag) && (a.VersionId is null || b.VersionId is null || a.VersionId == b.VersionId);
+
     /// <summary>True for an ETag that is the MD5 of the whole object (a single PUT), not a multipart "…-N" one.</summary>
     public static bool IsPlainMd5(string? etag) => etag?.Trim('"') is { Length: 32 } plain && !plain.Contains('-', StringComparison.Ordinal);
 
