@@ -24,8 +24,9 @@ public sealed partial class S3ObjectStore
     }
 
     /// <summary>
-    /// Set once a server answered a copy's condition on its destination with 501: copies go on without one (the engine's look
-    /// at the destination just before still deciding), as PUTs do where conditional writes are refused.
+    /// Set once a server answered a copy's condition on its destination with 501, or refused it with both objects as named:
+    /// copies go on without one (the engine's look at the destination just before still deciding), as PUTs do where
+    /// conditional writes are refused (docs/decisions/0044-copies-and-deletes-name-what-they-may-replace.md).
     /// </summary>
     public bool CopyConditionsRefused { get; private set; }
 
@@ -47,9 +48,20 @@ public sealed partial class S3ObjectStore
         }
         catch (GeoDriveException ex) when (ex.ErrorId == ErrorIds.ObjectMismatch && !sent.IsAny)
         {
-            throw new GeoDriveException(ErrorIds.ObjectMismatch, ErrorKind.InvalidData,
-                $"The object '{destinationKey}' in bucket '{_options.Bucket}' was written (by another site or tool) after this copy looked at it, or '{sourceKey}' was replaced: nothing was copied.",
-                "Nothing to do: GeoDrive looks at both again and, when both changed, keeps both versions.", ex);
+            if (Satisfies(sent, await HeadAsync(destinationKey, cancellationToken))
+                && await HeadAsync(sourceKey, cancellationToken) is { } still && (string.IsNullOrEmpty(expected.ETag) || Satisfies(PutCondition.Matching(expected.ETag), still)))
+            {
+                // Refused though both are as named (as Ceph 16 does with a PUT's If-Match in a bucket that keeps versions):
+                // such a server gets copies without the condition, or the copy would be refused for good.
+                CopyConditionsRefused = true;
+                await CopyOnceAsync(source, destinationKey, expected, metadata, observer, PutCondition.Any, cancellationToken);
+            }
+            else
+            {
+                throw new GeoDriveException(ErrorIds.ObjectMismatch, ErrorKind.InvalidData,
+                    $"The object '{destinationKey}' in bucket '{_options.Bucket}' was written (by another site or tool) after this copy looked at it, or '{sourceKey}' was replaced: nothing was copied.",
+                    "Nothing to do: GeoDrive looks at both again and, when both changed, keeps both versions.", ex);
+            }
         }
         catch (GeoDriveException ex) when (!sent.IsAny && ex.InnerException is AmazonS3Exception { ErrorCode: "NotImplemented" })
         {

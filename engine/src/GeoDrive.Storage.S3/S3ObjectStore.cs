@@ -346,7 +346,10 @@ public sealed partial class S3ObjectStore : IObjectStore, IEndpointHealth, IDisp
     public Task DeleteAsync(string key, CancellationToken cancellationToken = default) =>
         OnAnyEndpointAsync(key, client => client.DeleteObjectAsync(new DeleteObjectRequest { BucketName = _options.Bucket, Key = key }, cancellationToken), cancellationToken);
 
-    /// <summary>Set once a server answered a conditional DELETE with 501: deletes go on without the condition (the engine's look just before still deciding).</summary>
+    /// <summary>
+    /// Set once a server answered a conditional DELETE with 501, or refused it with the version named there: deletes go on
+    /// without the condition (the engine's look just before still deciding; docs/decisions/0044-copies-and-deletes-name-what-they-may-replace.md).
+    /// </summary>
     public bool ConditionalDeletesRefused { get; private set; }
 
     public async Task DeleteAsync(string key, string etag, CancellationToken cancellationToken = default)
@@ -364,6 +367,14 @@ public sealed partial class S3ObjectStore : IObjectStore, IEndpointHealth, IDisp
         }
         catch (GeoDriveException ex) when (ex.ErrorId == ErrorIds.ObjectMismatch)
         {
+            if (Satisfies(PutCondition.Matching(etag), await HeadAsync(key, cancellationToken)))
+            {
+                // Refused though the object is the very version named (as Ceph 16 does with a PUT's If-Match in a bucket that
+                // keeps versions): such a server gets deletes without it, or the delete would be refused for good.
+                ConditionalDeletesRefused = true;
+                await DeleteAsync(key, cancellationToken);
+                return;
+            }
             throw new GeoDriveException(ErrorIds.ObjectMismatch, ErrorKind.InvalidData,
                 $"The object '{key}' in bucket '{_options.Bucket}' was written (by another site or tool) after this drive looked at it: it was not deleted.",
                 "Nothing to do: GeoDrive looks again and keeps a change made elsewhere.", ex);
