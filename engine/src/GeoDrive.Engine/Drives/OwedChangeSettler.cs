@@ -186,7 +186,7 @@ internal sealed class OwedChangeSettler(
             try
             {
                 // Only the version just looked at (If-Match): a server that takes a delete's condition (AWS S3, moto) refuses
-                // it over a version written since, one that ignores it (Ceph 16) leaves the window one request long (ADR 0041).
+                // it over a version written since, one that ignores it (Ceph 16) leaves the window one request long (ADR 0044).
                 await (there is { ETag: { Length: > 0 } etag } ? store.DeleteAsync(key, etag, cancellationToken) : store.DeleteAsync(key, cancellationToken));
             }
             catch (GeoDriveException ex) when (ex.ErrorId == ErrorIds.ObjectMismatch)
