@@ -15,12 +15,31 @@ namespace GeoDrive.Engine.Drives;
 public sealed partial class DriveEngine
 {
     private string? _siteId;
+    private readonly Lock _siteIdLock = new();
 
     /// <summary>The mark of a stub of <paramref name="entry"/> standing for <paramref name="key"/>.</summary>
     private StubMark MarkFor(FileEntry entry, string key) => StubMark.For(entry, key, KeyFor(entry.Path));
 
-    /// <summary>This drive's own id (in its state folder), written into every object it uploads (geodrive-site).</summary>
-    public string SiteId => _siteId ??= LoadOrCreateSiteId();
+    /// <summary>
+    /// This drive's own id (in its state folder), written into every object it uploads (geodrive-site). Made once, under a
+    /// lock: the first uploads of a new drive ask for it at once, and two ids made by two of them stamped objects with one
+    /// while the drive went on with the other, so its own objects looked another site's (randomized crash runs, seeds
+    /// 141294076 and 1129454965: a delete kept such an object as a change made elsewhere, ADR 0041).
+    /// </summary>
+    public string SiteId
+    {
+        get
+        {
+            if (_siteId is { } known)
+            {
+                return known;
+            }
+            lock (_siteIdLock)
+            {
+                return _siteId ??= LoadOrCreateSiteId();
+            }
+        }
+    }
 
     private string LoadOrCreateSiteId()
     {
@@ -31,7 +50,14 @@ public sealed partial class DriveEngine
         }
         Directory.CreateDirectory(Options.InternalPath);
         var id = Guid.NewGuid().ToString("N");
-        File.WriteAllText(file, id);
+        // Whole or not at all: a reader (a restart after a crash) never finds half an id and makes another.
+        var written = file + ".new";
+        using (var stream = new FileStream(written, FileMode.Create, FileAccess.Write))
+        {
+            stream.Write(System.Text.Encoding.ASCII.GetBytes(id));
+            stream.Flush(flushToDisk: true);
+        }
+        File.Move(written, file, overwrite: true);
         return id;
     }
 
