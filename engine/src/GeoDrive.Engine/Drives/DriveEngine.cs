@@ -451,7 +451,9 @@ public sealed partial class DriveEngine : IAsyncDisposable
             var followed = await StubFollowedItsOldKeyLocked(again, from, cancellationToken);
             if (followed == Followed.No)
             {
+                // As a recall that fails records it (the entry read back is a copy: set alone, it was lost).
                 again.LastError = ex.Message;
+                _life.Save(again);
                 Record(DriveEventKind.Error, again.Path, $"Recall failed: {ex.Message}", ex.ErrorId);
                 throw;
             }
